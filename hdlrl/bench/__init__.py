@@ -1,0 +1,1 @@
+"""Benchmarks (`hdlrl bench ...`): ratios measured side by side in one process."""

@@ -1,0 +1,101 @@
+"""The `hdlrl` command line. Bad input is one line on stderr and exit status 2, never a traceback."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import warnings
+from pathlib import Path
+
+from hdlrl.errors import HdlrlError
+
+
+def _add_pdk_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--pdk", default="generic", help="generic (embedded), nangate45 or sky130hd")
+    parser.add_argument("--pdk-dir", help="folder holding third-party liberty files (default: $HDLRL_PDK_DIR)")
+
+
+def _add_executor_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--workers", type=int, default=1, help="evaluations run in parallel")
+    parser.add_argument("--executor", choices=("local", "ray"), default="local")
+    parser.add_argument("--ray-address", help="address of a running Ray cluster (default: start one locally)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="hdlrl", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    commands.add_parser("tools", help="check the EDA tools against tools.lock")
+
+    evaluate = commands.add_parser("eval", help="lint, simulate, synthesise and time designs")
+    evaluate.add_argument("designs", nargs="+", type=Path, metavar="DESIGN_DIR")
+    evaluate.add_argument("--rtl", type=Path, action="append", help="candidate source(s) replacing the design's RTL")
+    _add_pdk_arguments(evaluate)
+    _add_executor_arguments(evaluate)
+    evaluate.add_argument("--flow", type=Path, help="evaluation flow YAML (default: flows/eval.yaml)")
+    evaluate.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    evaluate.add_argument("--no-cache", action="store_true", help="always run the tools")
+    evaluate.add_argument("--no-sandbox", action="store_true", help="run tools without bubblewrap")
+    evaluate.add_argument("--report", type=Path, help="also write a Markdown table to this file")
+    evaluate.add_argument("--metrics", type=Path, help="write ORFS-shaped metrics JSON here (one design)")
+
+    importer = commands.add_parser("import", help="import benchmark designs into the design format")
+    importer.add_argument("suite", choices=("rtllm",))
+    importer.add_argument("source", type=Path)
+    importer.add_argument("destination", type=Path)
+
+    pdk = commands.add_parser("pdk", help="list or install PDKs")
+    pdk_commands = pdk.add_subparsers(dest="pdk_command", required=True)
+    pdk_commands.add_parser("list")
+    install = pdk_commands.add_parser("install")
+    install.add_argument("name")
+    install.add_argument("--url", help="download from here instead of tools.lock's URL (file:// works)")
+    install.add_argument("--dest", type=Path, help="install folder (default: the hdlrl cache)")
+
+    bench = commands.add_parser("bench", help="benchmarks")
+    bench_commands = bench.add_subparsers(dest="bench_command", required=True)
+    bench_eval = bench_commands.add_parser("eval", help="bridge overhead, parallel speedup, cache-hit latency")
+    bench_eval.add_argument("--design", type=Path, default=Path("designs/alu8"))
+    bench_eval.add_argument("--pdk", default="nangate45")
+    bench_eval.add_argument("--pdk-dir")
+    bench_eval.add_argument("--candidates", type=int, default=20)
+    bench_eval.add_argument("--output", type=Path, help="write the results JSON here")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    arguments = build_parser().parse_args(argv)
+    warnings.simplefilter("ignore")  # tool warnings are reported in results, not on the terminal
+    try:
+        if arguments.command == "tools":
+            from hdlrl.commands.tools import run_tools
+
+            return run_tools()
+        if arguments.command == "eval":
+            from hdlrl.commands.evaluate import run_eval
+
+            return run_eval(arguments)
+        if arguments.command == "import":
+            from hdlrl.importers.rtllm import run_import
+
+            return run_import(arguments.source, arguments.destination)
+        if arguments.command == "pdk":
+            from hdlrl.commands.pdk import run_pdk
+
+            return run_pdk(arguments)
+        if arguments.command == "bench":
+            from hdlrl.bench.evaluate import run_bench_eval
+
+            return run_bench_eval(arguments)
+    except HdlrlError as error:
+        print(f"hdlrl: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("hdlrl: interrupted", file=sys.stderr)
+        return 130
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

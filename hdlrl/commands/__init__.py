@@ -1,0 +1,1 @@
+"""Implementations of the CLI subcommands, one module each."""

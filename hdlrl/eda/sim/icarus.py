@@ -1,0 +1,37 @@
+"""Icarus Verilog: `iverilog -g2012` to a vvp program, then `vvp -n` to run it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hdlrl.design import Testbench
+from hdlrl.eda.diagnostics import first_error
+from hdlrl.eda.runner import Limits, ToolRunner
+from hdlrl.eda.sim import SimResult, judge
+from hdlrl.eda.toolchain import require_tool
+
+# Constructs of SystemVerilog testbenches that Icarus 11 rejects, and how to say so in one line.
+_UNSUPPORTED_HINTS = (
+    ("break", "testbench uses `break`, unsupported by Icarus 11"),
+    ("continue", "testbench uses `continue`, unsupported by Icarus 11"),
+)
+
+
+class IcarusSimulator:
+    name = "icarus"
+
+    def simulate(self, runner: ToolRunner, sources: list[Path], testbench: Testbench,
+                 include_dirs: list[Path], limits: Limits) -> SimResult:
+        program = "simulation.vvp"
+        compile_run = runner.run([require_tool("iverilog").path, "-g2012", "-o", program, "-s", testbench.top,
+                                  *[f"-I{directory}" for directory in include_dirs], *map(str, sources)])
+        if not compile_run.ok:
+            reason = first_error("icarus", compile_run.output, f"iverilog failed (exit {compile_run.returncode})")
+            source_text = "\n".join(Path(runner.scratch, source).read_text(errors="replace") for source in sources)
+            for keyword, hint in _UNSUPPORTED_HINTS:
+                if "syntax error" in reason and f"{keyword};" in source_text.replace(" ;", ";"):
+                    reason = f"{hint} ({reason})"
+                    break
+            return SimResult(self.name, False, False, reason, [], compile_run.output[-2000:], compile_run.wall_s)
+        run = runner.run([require_tool("vvp").path, "-n", program], limits=limits)
+        return judge(self.name, run, testbench, compile_run.wall_s)

@@ -1,0 +1,38 @@
+"""Verilator 5: `--binary --timing` builds a self-contained executable from the testbench.
+
+Slower to build than Icarus but accepts more SystemVerilog (`break`, array assignment), so
+the cascade falls back to it when Icarus cannot compile a testbench.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from hdlrl.design import Testbench
+from hdlrl.eda.diagnostics import first_error
+from hdlrl.eda.runner import Limits, ToolRunner
+from hdlrl.eda.sim import SimResult, judge
+from hdlrl.eda.toolchain import require_tool
+
+_QUIET = ["-Wno-fatal", "-Wno-lint", "-Wno-style", "-Wno-WIDTH", "-Wno-INITIALDLY", "-Wno-MULTIDRIVEN",
+          "-Wno-TIMESCALEMOD", "-Wno-STMTDLY", "-Wno-COMBDLY"]
+
+
+class VerilatorSimulator:
+    name = "verilator"
+
+    def simulate(self, runner: ToolRunner, sources: list[Path], testbench: Testbench,
+                 include_dirs: list[Path], limits: Limits) -> SimResult:
+        build_dir = "verilator_build"
+        jobs = str(max(1, min(2, os.cpu_count() or 1)))
+        argv = [require_tool("verilator").path, "--binary", "--timing", *_QUIET, "--top-module", testbench.top,
+                "-Mdir", build_dir, "-j", jobs, "-o", "simulation",
+                *[f"-I{directory}" for directory in include_dirs], *map(str, sources)]
+        compile_run = runner.run(argv, limits=Limits(time_s=max(limits.time_s, 300), memory_mb=limits.memory_mb))
+        if not compile_run.ok:
+            reason = first_error("verilator", compile_run.output, "verilator build timed out" if compile_run.timed_out
+                                 else f"verilator build failed (exit {compile_run.returncode})")
+            return SimResult(self.name, False, False, reason, [], compile_run.output[-2000:], compile_run.wall_s)
+        run = runner.run([f"{runner.scratch}/{build_dir}/simulation"], limits=limits)
+        return judge(self.name, run, testbench, compile_run.wall_s)

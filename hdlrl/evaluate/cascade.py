@@ -1,0 +1,142 @@
+"""The evaluation cascade: screen, lint, simulate, synthesise, time; stop at the first failure.
+
+Each stage is cheaper than the next and filters what the next would waste time on, so a
+broken candidate costs a lint, not a synthesis. The reason of a failure is one line: the
+syntax error with its line, or the first failing testbench line.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from hdlrl.design import Design
+from hdlrl.eda.lint import linters
+from hdlrl.eda.runner import Limits, ToolRunner
+from hdlrl.eda.sim import SimResult, simulator
+from hdlrl.eda.sta import analyzer
+from hdlrl.eda.synth.yosys import YosysSynthesizer
+from hdlrl.eda.toolchain import tool_versions
+from hdlrl.errors import HdlrlError
+from hdlrl.evaluate.flow import EvalFlow
+from hdlrl.evaluate.result import PPA, EvalResult, ToolCall
+from hdlrl.hdl.screen import decode_source, screen_source
+from hdlrl.pdk import Pdk
+
+TOOLS = ("iverilog", "vvp", "verilator", "yosys", "sta", "openroad", "bwrap")
+CANDIDATE_DIR = "candidate"
+
+
+def stage_scratch(design: Design, scratch: Path) -> tuple[list[Path], list[Path], list[Path]]:
+    """Copy the design's files into `scratch`, keeping their paths relative to the design root.
+
+    The testbench runs with the scratch directory as its working directory, so data files it
+    reads by relative name (`$readmemh("table.txt")`) are found as in the design folder.
+    Returns the RTL, testbench and include-directory paths, relative to `scratch`.
+    """
+    def place(path: Path) -> Path:
+        relative = path.relative_to(design.root) if path.is_relative_to(design.root) else Path(CANDIDATE_DIR) / path.name
+        target = scratch / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if path.is_dir():
+            shutil.copytree(path, target, dirs_exist_ok=True)
+        else:
+            shutil.copyfile(path, target)
+        return relative
+
+    rtl = [place(path) for path in design.rtl]
+    testbench = [place(path) for path in design.testbench.sources]
+    for path in design.data_files:
+        place(path)
+    includes = [place(path) for path in design.include_dirs]
+    return rtl, testbench, includes
+
+
+def run_testbench(design: Design, runner: ToolRunner, rtl: list[Path], testbench: list[Path],
+                  includes: list[Path], flow: EvalFlow, simulator_name: str | None = None) -> SimResult:
+    """Simulate the staged design with its testbench on the chosen simulator.
+
+    The choice is `simulator_name`, else the design's own (the one its reference passes on),
+    else the flow's; without a design choice, a testbench the primary simulator cannot
+    compile is tried on the fallback simulator.
+    """
+    limits = Limits(time_s=flow.simulation_time_s, memory_mb=flow.limits.memory_mb)
+    sources = testbench + rtl
+    primary = simulator_name or design.testbench.simulator or flow.simulator
+    simulation = simulator(primary).simulate(runner, sources, design.testbench, includes, limits)
+    fallback_name = None if simulator_name or design.testbench.simulator else flow.fallback_simulator
+    if not simulation.compiled and fallback_name and fallback_name != primary:
+        fallback = simulator(fallback_name).simulate(runner, sources, design.testbench, includes, limits)
+        if fallback.compiled:
+            return fallback
+        simulation.reason += f" (and {fallback_name}: {fallback.reason})"
+    return simulation
+
+
+def evaluate(design: Design, pdk: Pdk, flow: EvalFlow, sandbox: bool | None = None,
+             keep_scratch: Path | None = None) -> EvalResult:
+    """Run the whole cascade on `design` (whose `rtl` may be a candidate) in a fresh scratch dir."""
+    started = time.perf_counter()
+    scratch = Path(tempfile.mkdtemp(prefix=f"hdlrl-{design.name}-")) if keep_scratch is None else keep_scratch
+    runner = ToolRunner(scratch, flow.limits, sandbox=sandbox, readable=(pdk.liberty,))
+    result = EvalResult(design.name, design.top, pdk.name, False, "screen", "",
+                        tool_versions=tool_versions(TOOLS), sandboxed=runner.sandboxed)
+    try:
+        _run_stages(design, pdk, flow, runner, result)
+    finally:
+        result.tool_calls = [ToolCall(run.argv, run.wall_s, run.returncode) for run in runner.history]
+        result.wall_s = time.perf_counter() - started
+        if keep_scratch is None:
+            shutil.rmtree(scratch, ignore_errors=True)
+    return result
+
+
+def _run_stages(design: Design, pdk: Pdk, flow: EvalFlow, runner: ToolRunner, result: EvalResult) -> None:
+    try:
+        for path in design.rtl:
+            screen_source(path, design.root, design.include_dirs)
+        for path in design.testbench.sources:
+            decode_source(path)
+    except HdlrlError as error:
+        result.reason = str(error)
+        return
+    rtl, testbench, includes = stage_scratch(design, runner.scratch)
+
+    result.stage = "lint"
+    chosen = {linter.name: linter for linter in linters()}
+    for name in flow.lint:
+        lint = chosen[name].lint(runner, rtl, design.top, includes)
+        result.lint.append(lint)
+        if not lint.ok:
+            result.reason = lint.reason
+            return
+
+    result.stage = "simulate"
+    if design.testbench.kind != "verilog":
+        result.reason = f"testbench kind {design.testbench.kind!r} is not supported by the cascade yet"
+        return
+    simulation = run_testbench(design, runner, rtl, testbench, includes, flow)
+    result.simulation = simulation
+    if not simulation.passed:
+        result.reason = simulation.reason
+        return
+
+    result.stage = "synthesize"
+    synthesis = YosysSynthesizer().synthesize(runner, rtl, design.top, includes, pdk, flow.synthesis)
+    result.synthesis = synthesis
+    if not synthesis.ok:
+        result.reason = synthesis.reason
+        return
+
+    result.stage = "timing"
+    timing = analyzer(flow.timing_analyzer).analyze(runner, synthesis.netlist, design, pdk, flow.timing)
+    result.timing = timing
+    if not timing.ok:
+        result.reason = timing.reason
+        return
+
+    result.ppa = PPA(synthesis.area_um2, timing.delay_ns, timing.power_mw)
+    result.stage = "done"
+    result.verified = True

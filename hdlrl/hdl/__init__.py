@@ -1,0 +1,1 @@
+"""Source-level handling of HDL text: lexing, safety screening and normalisation."""

@@ -1,0 +1,49 @@
+"""A small Verilog lexer: just enough to see comments, strings, system tasks and directives.
+
+Screening and cache keys must not be fooled by a `$system` inside a comment, or miss one
+hidden after a string containing `//`; a regex over raw text gets both wrong.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_TOKEN = re.compile(
+    r"""
+    (?P<comment>//[^\n]*|/\*.*?\*/)
+  | (?P<string>"(?:\\.|[^"\\\n])*")
+  | (?P<system>\$[A-Za-z_][A-Za-z0-9_$]*)
+  | (?P<directive>`[A-Za-z_][A-Za-z0-9_]*)
+  | (?P<identifier>[A-Za-z_][A-Za-z0-9_$]*|\\\S+)
+  | (?P<number>[0-9][0-9_]*(?:\.[0-9_]+)?(?:\s*'[sS]?[bBoOdDhH]\s*[0-9a-fA-FxXzZ?_]+)?|'[sS]?[bBoOdDhH]\s*[0-9a-fA-FxXzZ?_]+|'[01xXzZ])
+  | (?P<space>\s+)
+  | (?P<other>.)
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+
+
+@dataclass(frozen=True)
+class Token:
+    kind: str  # comment, string, system, directive, identifier, number, other
+    text: str
+    line: int
+
+
+def tokenize(text: str, keep_comments: bool = False) -> list[Token]:
+    """Tokens of `text` with 1-based line numbers; whitespace dropped, comments optional."""
+    tokens: list[Token] = []
+    line = 1
+    for match in _TOKEN.finditer(text):
+        kind = match.lastgroup or "other"
+        value = match.group()
+        if kind != "space" and (kind != "comment" or keep_comments):
+            tokens.append(Token(kind, value, line))
+        line += value.count("\n")
+    return tokens
+
+
+def normalise(text: str) -> str:
+    """Source with comments and layout removed: equal for edits that cannot change behaviour."""
+    return " ".join(token.text for token in tokenize(text))

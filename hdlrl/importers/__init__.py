@@ -1,0 +1,1 @@
+"""Importers turn third-party benchmark layouts into hdlrl's design format."""

@@ -1,0 +1,585 @@
+"""Generate `hdlrl_generic`, the embedded default PDK, as a Liberty (.lib) file.
+
+Why: the whole flow (Yosys mapping, OpenSTA timing and power) must run offline and give the same
+numbers on every machine, without a third-party library that needs a download and a licence.
+So the library is not shipped as a file; it is computed here from a small model whose every
+constant is named below. `docs/generic_pdk.md` describes the same model for users.
+
+The process is fictional and only loosely 45 nm-like: nominal corner 1.0 V, 25 C, process 1.0.
+Units: time 1 ns, capacitance 1 pF, voltage 1 V, current 1 mA, resistance 1 kohm, leakage 1 nW,
+so that 1 kohm * 1 pF = 1 ns and internal energy tables are in pJ (pF * V^2).
+
+Model, for a cell of drive strength X (1, 2 or 4):
+
+* Equivalent transistors: ``T_eq = T + T_out * (X - 1)`` where T is the X1 transistor count and
+  T_out the transistors of the output stage, the only ones widened for more drive.
+* Area: ``area = 0.266 um^2 * (T_eq / 2 + 1)``: one 0.266 um^2 poly track per transistor pair
+  plus one track of cell boundary (INV_X1 = 0.532 um^2, NAND2_X1 = 0.798 um^2).
+* Drive resistance: ``R_rise = 2.5 kohm * r_rise / X`` and ``R_fall = 2.5 kohm * r_fall / X``; the
+  factors r_rise and r_fall model series stacks and the weaker PMOS.
+* Delay (50 % to 50 %): ``d = t0 + 0.002 ns * k + 0.1 * s_in + R * C_load``, with t0 the cell's
+  intrinsic delay, k the input's position in the pin list (inputs deeper in a stack are slower)
+  and s_in the input transition.
+* Output transition (10 % to 90 %): ``s_out = 0.004 ns + 0.05 * s_in + 2.0 * R * C_load``.
+* Input capacitance: ``C_in = 1.5 fF * g * (X if the inputs drive the output stage else 1)``
+  with g the input's logical effort.
+* Internal energy per output transition: ``E = 0.5 fJ * T_eq * (1 + 2/ns * s_in)``, the slew
+  term standing for short-circuit current. Flip-flops also take ``0.1 fJ * T_eq`` on each clock
+  pin edge, whether Q changes or not.
+* Leakage: ``P_leak = 7 nW * T_eq``.
+* Flip-flops: clock-to-Q ``t0 = 0.06 ns``; setup ``0.03 ns + 0.5 * s_d - 0.25 * s_ck``; hold
+  ``0.005 ns + 0.2 * s_ck - 0.1 * s_d``; recovery ``0.04 ns + 0.3 * s_r``, removal
+  ``0.01 ns + 0.1 * s_ck``; asynchronous clear/preset ``t0 = 0.04 ns``.
+
+Delay and transition are tabulated as 5x5 NLDM tables over input transition and output load;
+constraints as 5x5 tables over clock and data transition.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import pathlib
+import re
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+LIBRARY_NAME = "hdlrl_generic"
+
+# Corner.
+NOMINAL_VOLTAGE_V = 1.0
+NOMINAL_TEMPERATURE_C = 25.0
+NOMINAL_PROCESS = 1.0
+
+# Area.
+AREA_PER_TRACK_UM2 = 0.266
+BOUNDARY_TRACKS = 1
+
+# Delay, transition, capacitance (ns, kohm, pF).
+R_UNIT_KOHM = 2.5
+DELAY_PER_PIN_INDEX_NS = 0.002
+DELAY_SLEW_FACTOR = 0.1
+TRANSITION_INTRINSIC_NS = 0.004
+TRANSITION_SLEW_FACTOR = 0.05
+TRANSITION_PER_RC = 2.0
+C_UNIT_PF = 0.0015
+
+# Power (pJ, nW).
+ENERGY_PER_TRANSISTOR_PJ = 0.0005
+SHORT_CIRCUIT_PER_NS = 2.0
+CLOCK_PIN_ENERGY_PER_TRANSISTOR_PJ = 0.0001
+LEAKAGE_PER_TRANSISTOR_NW = 7.0
+
+# Flip-flop timing (ns).
+CLK_TO_Q_NS = 0.06
+ASYNC_TO_Q_NS = 0.04
+SETUP_NS, SETUP_DATA_SLEW, SETUP_CLOCK_SLEW = 0.03, 0.5, -0.25
+HOLD_NS, HOLD_DATA_SLEW, HOLD_CLOCK_SLEW = 0.005, -0.1, 0.2
+RECOVERY_NS, RECOVERY_PIN_SLEW = 0.04, 0.3
+REMOVAL_NS, REMOVAL_CLOCK_SLEW = 0.01, 0.1
+
+# Table axes: input transition (ns) and output load (pF), five points each.
+SLEW_INDEX_NS: tuple[float, ...] = (0.005, 0.02, 0.05, 0.1, 0.2)
+LOAD_INDEX_PF: tuple[float, ...] = (0.001, 0.004, 0.01, 0.025, 0.06)
+DEFAULT_MAX_TRANSITION_NS = 0.5
+MAX_CAPACITANCE_PER_DRIVE_PF = 0.12
+
+DELAY_TEMPLATE = "delay_5x5"
+CONSTRAINT_TEMPLATE = "constraint_5x5"
+ENERGY_TEMPLATE = "energy_5x5"
+ENERGY_TEMPLATE_1D = "energy_5"
+
+
+@dataclass(frozen=True)
+class CombCell:
+    """One combinational cell family; `function` is a Liberty expression of `inputs` for Y."""
+
+    base: str
+    inputs: tuple[str, ...]
+    function: str
+    transistors: int
+    out_stage: int  # transistors of the output stage, widened with the drive strength
+    single_stage: bool  # inputs drive the output stage directly, so their load grows with X
+    r_rise: float
+    r_fall: float
+    intrinsic_ns: float
+    effort: tuple[float, ...]  # logical effort of each input, times C_UNIT_PF
+    drives: tuple[int, ...] = (1,)
+
+
+@dataclass(frozen=True)
+class FlopCell:
+    """One D flip-flop family (rising edge on CK), optionally with active-low RN and/or SN."""
+
+    base: str
+    transistors: int
+    reset: bool
+    set_: bool
+    out_stage: int = 2
+    r_rise: float = 1.2
+    r_fall: float = 1.0
+
+
+COMB_CELLS: tuple[CombCell, ...] = (
+    CombCell("INV", ("A",), "!A", 2, 2, True, 1.2, 1.0, 0.010, (1.0,), (1, 2, 4)),
+    CombCell("BUF", ("A",), "A", 4, 2, False, 1.2, 1.0, 0.025, (1.0,), (1, 2, 4)),
+    CombCell("NAND2", ("A", "B"), "!(A&B)", 4, 4, True, 1.2, 1.4, 0.014, (4 / 3,) * 2, (1, 2)),
+    CombCell("NAND3", ("A", "B", "C"), "!(A&B&C)", 6, 6, True, 1.2, 1.8, 0.018, (5 / 3,) * 3),
+    CombCell("NOR2", ("A", "B"), "!(A|B)", 4, 4, True, 2.0, 1.0, 0.016, (5 / 3,) * 2, (1, 2)),
+    CombCell("NOR3", ("A", "B", "C"), "!(A|B|C)", 6, 6, True, 2.8, 1.0, 0.022, (7 / 3,) * 3),
+    CombCell("AND2", ("A", "B"), "(A&B)", 6, 2, False, 1.2, 1.0, 0.030, (4 / 3,) * 2, (1, 2)),
+    CombCell("OR2", ("A", "B"), "(A|B)", 6, 2, False, 1.2, 1.0, 0.034, (5 / 3,) * 2, (1, 2)),
+    CombCell("XOR2", ("A", "B"), "(A^B)", 10, 4, True, 1.6, 1.4, 0.035, (2.0,) * 2),
+    CombCell("XNOR2", ("A", "B"), "!(A^B)", 10, 4, True, 1.6, 1.4, 0.035, (2.0,) * 2),
+    CombCell("AOI21", ("A", "B", "C"), "!((A&B)|C)", 6, 6, True, 2.0, 1.4, 0.020, (2.0,) * 3),
+    CombCell("OAI21", ("A", "B", "C"), "!((A|B)&C)", 6, 6, True, 2.0, 1.4, 0.020, (2.0,) * 3),
+    CombCell("MUX2", ("A", "B", "S"), "((A&!S)|(B&S))", 12, 2, False, 1.2, 1.0, 0.040,
+             (1.0, 1.0, 1.5)),
+)
+
+# Named without a drive suffix: a tie cell drives no edge, and `hdlrl.pdk` looks them up so.
+TIE_CELLS: tuple[tuple[str, str], ...] = (("TIEHI", "1"), ("TIELO", "0"))
+TIE_TRANSISTORS = 2
+
+FLOP_CELLS: tuple[FlopCell, ...] = (
+    FlopCell("DFF", 24, reset=False, set_=False),
+    FlopCell("DFFR", 28, reset=True, set_=False),
+    FlopCell("DFFS", 28, reset=False, set_=True),
+    FlopCell("DFFRS", 32, reset=True, set_=True),
+)
+
+
+# --- Liberty boolean expressions -------------------------------------------------------------
+
+
+def evaluate_function(expr: str, values: dict[str, bool]) -> bool:
+    """Evaluate a Liberty function string (`! ' & * | + ^`, juxtaposition) for pin values.
+
+    Why: timing senses are derived from the functions rather than typed by hand, and the tests
+    check every function against a truth table, so a typo cannot go unnoticed.
+    """
+    tokens = re.findall(r"[A-Za-z_][A-Za-z0-9_]*|\S", expr)
+    pos = 0
+
+    def peek() -> str | None:
+        return tokens[pos] if pos < len(tokens) else None
+
+    def take() -> str:
+        nonlocal pos
+        pos += 1
+        return tokens[pos - 1]
+
+    def parse_or() -> bool:
+        value = parse_xor()
+        while peek() in ("|", "+"):
+            take()
+            value = parse_xor() or value
+        return value
+
+    def parse_xor() -> bool:
+        value = parse_and()
+        while peek() == "^":
+            take()
+            value = value != parse_and()
+        return value
+
+    def parse_and() -> bool:
+        value = parse_unary()
+        while peek() is not None and peek() not in ("|", "+", "^", ")"):
+            if peek() in ("&", "*"):
+                take()
+            value = parse_unary() and value
+        return value
+
+    def parse_unary() -> bool:
+        if peek() == "!":
+            take()
+            return not parse_unary()
+        value = parse_atom()
+        while peek() == "'":
+            take()
+            value = not value
+        return value
+
+    def parse_atom() -> bool:
+        token = take()
+        if token == "(":
+            value = parse_or()
+            if take() != ")":
+                raise ValueError(f"unbalanced parentheses in {expr!r}")
+            return value
+        if token in ("0", "1"):
+            return token == "1"
+        if token not in values:
+            raise ValueError(f"unknown pin {token!r} in {expr!r}")
+        return values[token]
+
+    result = parse_or()
+    if pos != len(tokens):
+        raise ValueError(f"trailing text in {expr!r}")
+    return result
+
+
+def timing_sense(function: str, inputs: Sequence[str], pin: str) -> str:
+    """`positive_unate`, `negative_unate` or `non_unate` for `pin`, from the truth table."""
+    others = [name for name in inputs if name != pin]
+    rises = falls = False
+    for combo in itertools.product((False, True), repeat=len(others)):
+        values = dict(zip(others, combo))
+        low = evaluate_function(function, {**values, pin: False})
+        high = evaluate_function(function, {**values, pin: True})
+        rises |= high and not low
+        falls |= low and not high
+    if rises and falls:
+        return "non_unate"
+    return "negative_unate" if falls else "positive_unate"
+
+
+# --- Model ------------------------------------------------------------------------------------
+
+
+def equivalent_transistors(transistors: int, out_stage: int, drive: int) -> int:
+    """Transistor count once the output stage is widened `drive` times."""
+    return transistors + out_stage * (drive - 1)
+
+
+def cell_area(t_eq: int) -> float:
+    """Area in um^2: a poly track per transistor pair plus the cell boundary."""
+    return AREA_PER_TRACK_UM2 * (t_eq / 2 + BOUNDARY_TRACKS)
+
+
+def leakage_nw(t_eq: int) -> float:
+    return LEAKAGE_PER_TRANSISTOR_NW * t_eq
+
+
+Table = list[list[float]]
+
+
+def delay_table(intrinsic_ns: float, r_kohm: float) -> Table:
+    """Rows: input transition; columns: output load."""
+    return [[intrinsic_ns + DELAY_SLEW_FACTOR * s + r_kohm * c for c in LOAD_INDEX_PF]
+            for s in SLEW_INDEX_NS]
+
+
+def transition_table(r_kohm: float) -> Table:
+    return [[TRANSITION_INTRINSIC_NS + TRANSITION_SLEW_FACTOR * s + TRANSITION_PER_RC * r_kohm * c
+             for c in LOAD_INDEX_PF] for s in SLEW_INDEX_NS]
+
+
+def energy_table(t_eq: int) -> Table:
+    """Internal energy (pJ) per output transition; load does not change it, input slew does."""
+    return [[ENERGY_PER_TRANSISTOR_PJ * t_eq * (1 + SHORT_CIRCUIT_PER_NS * s) for _ in LOAD_INDEX_PF]
+            for s in SLEW_INDEX_NS]
+
+
+def constraint_table(base: float, related_factor: float, constrained_factor: float) -> Table:
+    """Rows: related (clock) pin transition; columns: constrained pin transition."""
+    return [[base + related_factor * r + constrained_factor * c for c in SLEW_INDEX_NS]
+            for r in SLEW_INDEX_NS]
+
+
+# --- Liberty text -----------------------------------------------------------------------------
+
+
+def _num(value: float) -> str:
+    """Fixed six-decimal rendering, trailing zeros trimmed: stable across platforms and runs."""
+    text = f"{value:.6f}".rstrip("0")
+    text = text + "0" if text.endswith(".") else text
+    return "0.0" if text in ("-0.0", "0.0") else text
+
+
+def _axis(values: Iterable[float]) -> str:
+    return '"' + ", ".join(_num(v) for v in values) + '"'
+
+
+class _Writer:
+    """Indented Liberty emitter: groups as context blocks, attributes as single lines."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.depth = 0
+
+    def attr(self, name: str, value: str | float | int) -> None:
+        text = _num(value) if isinstance(value, float) else str(value)
+        self.lines.append(f"{'  ' * self.depth}{name} : {text};")
+
+    def complex_attr(self, name: str, args: str) -> None:
+        self.lines.append(f"{'  ' * self.depth}{name} ({args});")
+
+    def open(self, group: str, name: str = "") -> None:
+        self.lines.append(f"{'  ' * self.depth}{group} ({name}) {{")
+        self.depth += 1
+
+    def close(self) -> None:
+        self.depth -= 1
+        self.lines.append(f"{'  ' * self.depth}}}")
+
+    def table(self, group: str, template: str, rows: Table, index_2: Sequence[float],
+              index_1: Sequence[float] = SLEW_INDEX_NS) -> None:
+        self.open(group, template)
+        self.complex_attr("index_1", _axis(index_1))
+        self.complex_attr("index_2", _axis(index_2))
+        pad = "  " * self.depth + " " * len("values (")
+        body = (", \\\n" + pad).join(_axis(row) for row in rows)
+        self.complex_attr("values", body)
+        self.close()
+
+    def table_1d(self, group: str, template: str, values: Sequence[float]) -> None:
+        self.open(group, template)
+        self.complex_attr("index_1", _axis(SLEW_INDEX_NS))
+        self.complex_attr("values", _axis(values))
+        self.close()
+
+    def text(self) -> str:
+        return "\n".join(self.lines) + "\n"
+
+
+def _header(w: _Writer) -> None:
+    w.attr("comment", '"hdlrl generic PDK: fictional 45nm-like process, generated by '
+                      'hdlrl.pdk.generic_liberty; see docs/generic_pdk.md"')
+    w.attr("revision", '"1.0"')
+    w.attr("delay_model", "table_lookup")
+    w.attr("time_unit", '"1ns"')
+    w.attr("voltage_unit", '"1V"')
+    w.attr("current_unit", '"1mA"')
+    w.attr("pulling_resistance_unit", '"1kohm"')
+    w.attr("leakage_power_unit", '"1nW"')
+    w.complex_attr("capacitive_load_unit", "1, pf")
+    w.attr("nom_process", NOMINAL_PROCESS)
+    w.attr("nom_voltage", NOMINAL_VOLTAGE_V)
+    w.attr("nom_temperature", NOMINAL_TEMPERATURE_C)
+    w.open("operating_conditions", "typical")
+    w.attr("process", NOMINAL_PROCESS)
+    w.attr("voltage", NOMINAL_VOLTAGE_V)
+    w.attr("temperature", NOMINAL_TEMPERATURE_C)
+    w.attr("tree_type", "balanced_tree")
+    w.close()
+    w.attr("default_operating_conditions", "typical")
+    for edge in ("rise", "fall"):
+        w.attr(f"input_threshold_pct_{edge}", 50.0)
+        w.attr(f"output_threshold_pct_{edge}", 50.0)
+        w.attr(f"slew_lower_threshold_pct_{edge}", 10.0)
+        w.attr(f"slew_upper_threshold_pct_{edge}", 90.0)
+    w.attr("slew_derate_from_library", 1.0)
+    w.attr("default_cell_leakage_power", 0.0)
+    w.attr("default_leakage_power_density", 0.0)
+    w.attr("default_fanout_load", 1.0)
+    w.attr("default_input_pin_cap", C_UNIT_PF)
+    w.attr("default_inout_pin_cap", C_UNIT_PF)
+    w.attr("default_output_pin_cap", 0.0)
+    w.attr("default_max_transition", DEFAULT_MAX_TRANSITION_NS)
+
+    w.open("lu_table_template", DELAY_TEMPLATE)
+    w.attr("variable_1", "input_net_transition")
+    w.attr("variable_2", "total_output_net_capacitance")
+    w.complex_attr("index_1", _axis(SLEW_INDEX_NS))
+    w.complex_attr("index_2", _axis(LOAD_INDEX_PF))
+    w.close()
+    w.open("lu_table_template", CONSTRAINT_TEMPLATE)
+    w.attr("variable_1", "related_pin_transition")
+    w.attr("variable_2", "constrained_pin_transition")
+    w.complex_attr("index_1", _axis(SLEW_INDEX_NS))
+    w.complex_attr("index_2", _axis(SLEW_INDEX_NS))
+    w.close()
+    w.open("power_lut_template", ENERGY_TEMPLATE)
+    w.attr("variable_1", "input_transition_time")
+    w.attr("variable_2", "total_output_net_capacitance")
+    w.complex_attr("index_1", _axis(SLEW_INDEX_NS))
+    w.complex_attr("index_2", _axis(LOAD_INDEX_PF))
+    w.close()
+    w.open("power_lut_template", ENERGY_TEMPLATE_1D)
+    w.attr("variable_1", "input_transition_time")
+    w.complex_attr("index_1", _axis(SLEW_INDEX_NS))
+    w.close()
+
+
+def _input_pin(w: _Writer, name: str, cap_pf: float, clock: bool = False,
+               body: Callable[[], None] | None = None) -> None:
+    w.open("pin", name)
+    w.attr("direction", "input")
+    if clock:
+        w.attr("clock", "true")
+    w.attr("capacitance", cap_pf)
+    w.attr("rise_capacitance", cap_pf)
+    w.attr("fall_capacitance", cap_pf)
+    if body is not None:
+        body()
+    w.close()
+
+
+def _output_arc(w: _Writer, related: str, sense: str | None, timing_type: str | None,
+                intrinsic_ns: float, r_rise: float, r_fall: float,
+                edges: tuple[str, ...] = ("rise", "fall")) -> None:
+    w.open("timing")
+    w.attr("related_pin", f'"{related}"')
+    if sense is not None:
+        w.attr("timing_sense", sense)
+    if timing_type is not None:
+        w.attr("timing_type", timing_type)
+    r_of = {"rise": r_rise, "fall": r_fall}
+    for edge in edges:
+        w.table(f"cell_{edge}", DELAY_TEMPLATE, delay_table(intrinsic_ns, r_of[edge]), LOAD_INDEX_PF)
+    for edge in edges:
+        w.table(f"{edge}_transition", DELAY_TEMPLATE, transition_table(r_of[edge]), LOAD_INDEX_PF)
+    w.close()
+
+
+def _output_power(w: _Writer, related: str, t_eq: int) -> None:
+    w.open("internal_power")
+    w.attr("related_pin", f'"{related}"')
+    for edge in ("rise", "fall"):
+        w.table(f"{edge}_power", ENERGY_TEMPLATE, energy_table(t_eq), LOAD_INDEX_PF)
+    w.close()
+
+
+def _cell_header(w: _Writer, name: str, t_eq: int) -> None:
+    w.open("cell", name)
+    w.attr("area", cell_area(t_eq))
+    w.attr("cell_leakage_power", leakage_nw(t_eq))
+
+
+def _comb_cell(w: _Writer, cell: CombCell, drive: int) -> None:
+    t_eq = equivalent_transistors(cell.transistors, cell.out_stage, drive)
+    r_rise = R_UNIT_KOHM * cell.r_rise / drive
+    r_fall = R_UNIT_KOHM * cell.r_fall / drive
+    cap_scale = drive if cell.single_stage else 1
+    _cell_header(w, f"{cell.base}_X{drive}", t_eq)
+    for name, effort in zip(cell.inputs, cell.effort):
+        _input_pin(w, name, C_UNIT_PF * effort * cap_scale)
+    w.open("pin", "Y")
+    w.attr("direction", "output")
+    w.attr("function", f'"{cell.function}"')
+    w.attr("max_capacitance", MAX_CAPACITANCE_PER_DRIVE_PF * drive)
+    for index, name in enumerate(cell.inputs):
+        _output_arc(w, name, timing_sense(cell.function, cell.inputs, name), None,
+                    cell.intrinsic_ns + DELAY_PER_PIN_INDEX_NS * index, r_rise, r_fall)
+    for name in cell.inputs:
+        _output_power(w, name, t_eq)
+    w.close()
+    w.close()
+
+
+def _tie_cell(w: _Writer, base: str, value: str) -> None:
+    _cell_header(w, base, TIE_TRANSISTORS)
+    w.open("pin", "Y")
+    w.attr("direction", "output")
+    w.attr("function", f'"{value}"')
+    w.close()
+    w.close()
+
+
+def _flop_cell(w: _Writer, cell: FlopCell) -> None:
+    t_eq = equivalent_transistors(cell.transistors, cell.out_stage, 1)
+    r_rise, r_fall = R_UNIT_KOHM * cell.r_rise, R_UNIT_KOHM * cell.r_fall
+    _cell_header(w, f"{cell.base}_X1", t_eq)
+    w.open("ff", "IQ, IQN")
+    w.attr("next_state", '"D"')
+    w.attr("clocked_on", '"CK"')
+    if cell.reset:
+        w.attr("clear", '"!RN"')
+    if cell.set_:
+        w.attr("preset", '"!SN"')
+    if cell.reset and cell.set_:
+        # Both asserted: reset wins, so Q = 0 (and the unused IQN = 1).
+        w.attr("clear_preset_var1", "L")
+        w.attr("clear_preset_var2", "H")
+    w.close()
+
+    def d_checks() -> None:
+        for kind, base, clock_factor, data_factor in (
+                ("setup_rising", SETUP_NS, SETUP_CLOCK_SLEW, SETUP_DATA_SLEW),
+                ("hold_rising", HOLD_NS, HOLD_CLOCK_SLEW, HOLD_DATA_SLEW)):
+            w.open("timing")
+            w.attr("related_pin", '"CK"')
+            w.attr("timing_type", kind)
+            for edge in ("rise", "fall"):
+                w.table(f"{edge}_constraint", CONSTRAINT_TEMPLATE,
+                        constraint_table(base, clock_factor, data_factor), SLEW_INDEX_NS)
+            w.close()
+
+    def async_checks() -> None:
+        # Deasserting an active-low pin is its rising edge: that edge must keep clear of CK.
+        for kind, base, clock_factor, pin_factor in (
+                ("recovery_rising", RECOVERY_NS, 0.0, RECOVERY_PIN_SLEW),
+                ("removal_rising", REMOVAL_NS, REMOVAL_CLOCK_SLEW, 0.0)):
+            w.open("timing")
+            w.attr("related_pin", '"CK"')
+            w.attr("timing_type", kind)
+            w.table("rise_constraint", CONSTRAINT_TEMPLATE,
+                    constraint_table(base, clock_factor, pin_factor), SLEW_INDEX_NS)
+            w.close()
+
+    def clock_power() -> None:
+        energy = CLOCK_PIN_ENERGY_PER_TRANSISTOR_PJ * t_eq
+        w.open("internal_power")
+        for edge in ("rise", "fall"):
+            w.table_1d(f"{edge}_power", ENERGY_TEMPLATE_1D,
+                       [energy * (1 + SHORT_CIRCUIT_PER_NS * s) for s in SLEW_INDEX_NS])
+        w.close()
+
+    _input_pin(w, "D", C_UNIT_PF, body=d_checks)
+    _input_pin(w, "CK", C_UNIT_PF, clock=True, body=clock_power)
+    if cell.reset:
+        _input_pin(w, "RN", C_UNIT_PF * 1.2, body=async_checks)
+    if cell.set_:
+        _input_pin(w, "SN", C_UNIT_PF * 1.2, body=async_checks)
+
+    w.open("pin", "Q")
+    w.attr("direction", "output")
+    w.attr("function", '"IQ"')
+    w.attr("max_capacitance", MAX_CAPACITANCE_PER_DRIVE_PF)
+    _output_arc(w, "CK", None, "rising_edge", CLK_TO_Q_NS, r_rise, r_fall)
+    if cell.reset:
+        _output_arc(w, "RN", "positive_unate", "clear", ASYNC_TO_Q_NS, r_rise, r_fall, ("fall",))
+    if cell.set_:
+        _output_arc(w, "SN", "negative_unate", "preset", ASYNC_TO_Q_NS, r_rise, r_fall, ("rise",))
+    _output_power(w, "CK", t_eq)
+    w.close()
+    w.close()
+
+
+def cell_names() -> list[str]:
+    """Every cell of the library, in file order."""
+    names = [f"{cell.base}_X{drive}" for cell in COMB_CELLS for drive in cell.drives]
+    names += [base for base, _ in TIE_CELLS]
+    names += [f"{cell.base}_X1" for cell in FLOP_CELLS]
+    return names
+
+
+def liberty_text() -> str:
+    """The whole library as Liberty text; byte-identical on every call and machine."""
+    w = _Writer()
+    w.lines.append(f"/* {LIBRARY_NAME}: generated by hdlrl.pdk.generic_liberty, do not edit. */")
+    w.open("library", LIBRARY_NAME)
+    _header(w)
+    for cell in COMB_CELLS:
+        for drive in cell.drives:
+            _comb_cell(w, cell, drive)
+    for base, value in TIE_CELLS:
+        _tie_cell(w, base, value)
+    for flop in FLOP_CELLS:
+        _flop_cell(w, flop)
+    w.close()
+    return w.text()
+
+
+def write_liberty(path: pathlib.Path) -> pathlib.Path:
+    """Write the library to `path` (parents created) and return it, for tools that need a file."""
+    path = pathlib.Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(liberty_text(), encoding="ascii", newline="\n")
+    return path
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m hdlrl.pdk.generic_liberty",
+                                     description=f"Write the {LIBRARY_NAME} Liberty library.")
+    parser.add_argument("out", type=pathlib.Path, help="output .lib path")
+    args = parser.parse_args(argv)
+    print(write_liberty(args.out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

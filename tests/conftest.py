@@ -1,0 +1,61 @@
+"""Shared fixtures: an isolated hdlrl cache, the third-party PDK folder, imported RTLLM designs.
+
+The tests run the real tools on real designs. Third-party data (the Nangate45/Sky130 liberty
+files, the RTLLM benchmark) lives beside the checkout in ../shared; tests that need it skip
+with the reason when it is absent.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+DESIGNS_DIR = REPO_ROOT / "designs"
+SHARED_DIR = REPO_ROOT.parent / "shared"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def isolated_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Every test session gets its own result cache and generated PDK files."""
+    path = tmp_path_factory.mktemp("hdlrl-cache")
+    previous = os.environ.get("HDLRL_CACHE_DIR")
+    os.environ["HDLRL_CACHE_DIR"] = str(path)
+    yield path
+    if previous is None:
+        os.environ.pop("HDLRL_CACHE_DIR", None)
+    else:
+        os.environ["HDLRL_CACHE_DIR"] = previous
+
+
+@pytest.fixture(scope="session")
+def pdk_dir() -> Path:
+    candidates = [Path(p) for p in (os.environ.get("HDLRL_PDK_DIR"),) if p] + [SHARED_DIR / "pdk"]
+    for candidate in candidates:
+        if (candidate / "nangate45_typ.lib.gz").is_file():
+            return candidate
+    pytest.skip("Nangate45 liberty not found: set HDLRL_PDK_DIR to the folder holding nangate45_typ.lib.gz")
+
+
+@pytest.fixture(scope="session")
+def rtllm_source() -> Path:
+    source = SHARED_DIR / "benchmarks" / "rtllm"
+    if not source.is_dir():
+        pytest.skip(f"RTLLM benchmark not found at {source}")
+    return source
+
+
+@pytest.fixture(scope="session")
+def imported_rtllm(rtllm_source: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """All RTLLM designs imported once per session with the project's importer."""
+    from hdlrl.importers.rtllm import run_import
+
+    destination = tmp_path_factory.mktemp("rtllm")
+    run_import(rtllm_source, destination)
+    return destination
+
+
+def project_designs() -> list[Path]:
+    return sorted(path.parent for path in DESIGNS_DIR.glob("*/design.yaml"))
