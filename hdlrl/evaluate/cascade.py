@@ -70,6 +70,8 @@ def run_testbench(design: Design, runner: ToolRunner, rtl: list[Path], testbench
     if not simulation.compiled and fallback_name and fallback_name != primary:
         fallback = simulator(fallback_name).simulate(runner, sources, design.testbench, includes, limits)
         if fallback.compiled:
+            if not fallback.passed:
+                fallback.reason += f" (on {fallback_name}; {primary}: {simulation.reason})"
             return fallback
         simulation.reason += f" (and {fallback_name}: {fallback.reason})"
     return simulation

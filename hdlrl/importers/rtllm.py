@@ -148,6 +148,12 @@ def detect_clocks_and_reset(ports: list[DeclaredPort], rtl: str, testbench: str,
     return clock_entries, {"name": name, "polarity": _reset_polarity(name, description), "kind": kind}
 
 
+def _port_note(port: DeclaredPort) -> str:
+    """`input a[8]` for a literal width, `input a[parameterised]` where the range uses parameters."""
+    width = "" if port.width == 1 else f"[{port.width or 'parameterised'}]"
+    return f"{port.direction} {port.name}{width}"
+
+
 def import_design(source: Path, destination: Path) -> ImportedDesign:
     """Import one RTLLM folder `source` as `destination/<module name>/`."""
     description_path = source / "design_description.txt"
@@ -197,7 +203,7 @@ def import_design(source: Path, destination: Path) -> ImportedDesign:
         "clocks": clocks,
         "reset": reset,
         "interface": "Imported from RTLLM v2.0 (" + source.name + "); ports: "
-                     + ", ".join(f"{p.direction} {p.name}" + (f"[{p.width}]" if p.width != 1 else "") for p in ports),
+                     + ", ".join(_port_note(port) for port in ports),
         "objective": {"area": 1.0, "delay": 1.0, "power": 1.0},
     }
     if reset is None:

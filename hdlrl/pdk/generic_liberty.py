@@ -370,27 +370,22 @@ def _header(w: _Writer) -> None:
     w.attr("default_output_pin_cap", 0.0)
     w.attr("default_max_transition", DEFAULT_MAX_TRANSITION_NS)
 
-    w.open("lu_table_template", DELAY_TEMPLATE)
-    w.attr("variable_1", "input_net_transition")
-    w.attr("variable_2", "total_output_net_capacitance")
-    w.complex_attr("index_1", _axis(SLEW_INDEX_NS))
-    w.complex_attr("index_2", _axis(LOAD_INDEX_PF))
-    w.close()
-    w.open("lu_table_template", CONSTRAINT_TEMPLATE)
-    w.attr("variable_1", "related_pin_transition")
-    w.attr("variable_2", "constrained_pin_transition")
-    w.complex_attr("index_1", _axis(SLEW_INDEX_NS))
-    w.complex_attr("index_2", _axis(SLEW_INDEX_NS))
-    w.close()
-    w.open("power_lut_template", ENERGY_TEMPLATE)
-    w.attr("variable_1", "input_transition_time")
-    w.attr("variable_2", "total_output_net_capacitance")
-    w.complex_attr("index_1", _axis(SLEW_INDEX_NS))
-    w.complex_attr("index_2", _axis(LOAD_INDEX_PF))
-    w.close()
-    w.open("power_lut_template", ENERGY_TEMPLATE_1D)
-    w.attr("variable_1", "input_transition_time")
-    w.complex_attr("index_1", _axis(SLEW_INDEX_NS))
+    _table_template(w, "lu_table_template", DELAY_TEMPLATE,
+                    {"input_net_transition": SLEW_INDEX_NS, "total_output_net_capacitance": LOAD_INDEX_PF})
+    _table_template(w, "lu_table_template", CONSTRAINT_TEMPLATE,
+                    {"related_pin_transition": SLEW_INDEX_NS, "constrained_pin_transition": SLEW_INDEX_NS})
+    _table_template(w, "power_lut_template", ENERGY_TEMPLATE,
+                    {"input_transition_time": SLEW_INDEX_NS, "total_output_net_capacitance": LOAD_INDEX_PF})
+    _table_template(w, "power_lut_template", ENERGY_TEMPLATE_1D, {"input_transition_time": SLEW_INDEX_NS})
+
+
+def _table_template(w: _Writer, group: str, name: str, axes: dict[str, tuple[float, ...]]) -> None:
+    """A lookup-table template: `variable_N` names and `index_N` breakpoints, in order."""
+    w.open(group, name)
+    for number, variable in enumerate(axes, start=1):
+        w.attr(f"variable_{number}", variable)
+    for number, index in enumerate(axes.values(), start=1):
+        w.complex_attr(f"index_{number}", _axis(index))
     w.close()
 
 
