@@ -8,10 +8,10 @@ cd "$(dirname "$0")/.."
 
 VENV=${HDLRL_VENV:-.venv}
 PYTHON=${PYTHON:-python3}
-APT_PACKAGES=(iverilog verilator yosys opensta bubblewrap)
+APT_PACKAGES=(iverilog verilator yosys opensta bubblewrap ccache)
 
 missing=()
-for binary_and_package in iverilog:iverilog verilator:verilator yosys:yosys sta:opensta bwrap:bubblewrap; do
+for binary_and_package in iverilog:iverilog verilator:verilator yosys:yosys sta:opensta bwrap:bubblewrap ccache:ccache; do
     binary=${binary_and_package%%:*}
     command -v "$binary" >/dev/null 2>&1 || missing+=("${binary_and_package##*:}")
 done

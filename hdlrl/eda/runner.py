@@ -62,13 +62,14 @@ class ToolRun:
         )
 
 
-def _bwrap_prefix(bwrap: str, scratch: Path, readable: tuple[Path, ...]) -> list[str]:
-    """Host read-only, private /tmp, no network; only `scratch` writable, `readable` re-exposed
-    (a liberty under /tmp would otherwise be hidden by the private /tmp)."""
+def _bwrap_prefix(bwrap: str, scratch: Path, readable: tuple[Path, ...], writable: tuple[Path, ...] = ()) -> list[str]:
+    """Host read-only, private /tmp, no network; only `scratch` (and `writable`) writable,
+    `readable` re-exposed (a liberty under /tmp would otherwise be hidden by the private /tmp)."""
     binds = [argument for path in readable for argument in ("--ro-bind", str(path), str(path))]
+    binds += [argument for path in (scratch, *writable) for argument in ("--bind", str(path), str(path))]
     return [
         bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", *binds,
-        "--bind", str(scratch), str(scratch), "--unshare-all", "--die-with-parent",
+        "--unshare-all", "--die-with-parent",
         "--new-session", "--chdir", str(scratch), "--",
     ]
 
@@ -85,17 +86,22 @@ class ToolRunner:
         use_sandbox = bwrap.usable if sandbox is None else sandbox
         if use_sandbox and not bwrap.usable:
             raise RuntimeError(f"sandbox requested but bwrap is unusable: {bwrap.problem}")
-        readable = tuple(Path(path).resolve() for path in readable)
-        self._prefix = _bwrap_prefix(bwrap.path, self.scratch, readable) if use_sandbox else []
+        self._readable = tuple(Path(path).resolve() for path in readable)
+        self._bwrap = bwrap.path if use_sandbox else None
         self.history: list[ToolRun] = []
 
     @property
     def sandboxed(self) -> bool:
-        return bool(self._prefix)
+        return self._bwrap is not None
 
-    def run(self, argv: list[str], limits: Limits | None = None, env: dict[str, str] | None = None) -> ToolRun:
-        """Run `argv` in the scratch directory; never raises for tool failure or time-out."""
+    def run(self, argv: list[str], limits: Limits | None = None, env: dict[str, str] | None = None,
+            writable: tuple[Path, ...] = ()) -> ToolRun:
+        """Run `argv` in the scratch directory; never raises for tool failure or time-out.
+
+        `writable` folders stay writable inside the sandbox (a compiler cache shared by runs).
+        """
         limits = limits or self.limits
+        prefix = _bwrap_prefix(self._bwrap, self.scratch, self._readable, writable) if self._bwrap else []
         memory_bytes = limits.memory_mb * 1024 * 1024
 
         def limit_memory() -> None:
@@ -104,7 +110,7 @@ class ToolRunner:
 
         started = time.perf_counter()
         process = subprocess.Popen(
-            self._prefix + argv, cwd=self.scratch, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            prefix + argv, cwd=self.scratch, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             stdin=subprocess.DEVNULL, text=True, errors="replace", start_new_session=True,
             preexec_fn=limit_memory, env={**os.environ, **(env or {})},
         )

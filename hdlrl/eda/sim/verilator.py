@@ -13,10 +13,22 @@ from hdlrl.design import Testbench
 from hdlrl.eda.diagnostics import first_error
 from hdlrl.eda.runner import Limits, ToolRunner
 from hdlrl.eda.sim import SimResult, judge
-from hdlrl.eda.toolchain import require_tool
+from hdlrl.eda.toolchain import find_tool, require_tool
+from hdlrl.paths import user_cache_dir
 
 _QUIET = ["-Wno-fatal", "-Wno-lint", "-Wno-style", "-Wno-WIDTH", "-Wno-INITIALDLY", "-Wno-MULTIDRIVEN",
           "-Wno-TIMESCALEMOD", "-Wno-STMTDLY", "-Wno-COMBDLY"]
+
+
+def compiler_cache() -> dict:
+    """ccache for the C++ that Verilator generates, where installed: the Verilator runtime is the
+    same for every candidate, so a rebuild compiles only the model (about 1.5 s instead of 7 s).
+    Returns the `env` and `writable` arguments of `ToolRunner.run`."""
+    ccache = find_tool("ccache")
+    if not ccache.usable:
+        return {}
+    folder = user_cache_dir("ccache")
+    return {"env": {"OBJCACHE": ccache.path, "CCACHE_DIR": str(folder)}, "writable": (folder,)}
 
 
 class VerilatorSimulator:
@@ -29,7 +41,8 @@ class VerilatorSimulator:
         argv = [require_tool("verilator").path, "--binary", "--timing", *_QUIET, "--top-module", testbench.top,
                 "-Mdir", build_dir, "-j", jobs, "-o", "simulation",
                 *[f"-I{directory}" for directory in include_dirs], *map(str, sources)]
-        compile_run = runner.run(argv, limits=Limits(time_s=max(limits.time_s, 300), memory_mb=limits.memory_mb))
+        compile_run = runner.run(argv, limits=Limits(time_s=max(limits.time_s, 300), memory_mb=limits.memory_mb),
+                                 **compiler_cache())
         if not compile_run.ok:
             reason = first_error("verilator", compile_run.output, "verilator build timed out" if compile_run.timed_out
                                  else f"verilator build failed (exit {compile_run.returncode})")

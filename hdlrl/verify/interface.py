@@ -1,0 +1,98 @@
+"""The interface lock: a candidate keeps the reference's top module, ports and parameters.
+
+A policy that narrows a RAM's address bus or changes a subtractor's port to signed can pass
+a weak testbench; reading the elaborated interface (Yosys `write_json`, after `hierarchy`)
+and comparing it field by field catches both, with the exact difference as the reason.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from hdlrl.eda.diagnostics import first_error
+from hdlrl.eda.runner import ToolRunner
+from hdlrl.eda.toolchain import require_tool
+
+
+@dataclass(frozen=True)
+class Port:
+    name: str
+    direction: str  # input, output, inout
+    width: int
+    signed: bool = False
+
+
+@dataclass(frozen=True)
+class Interface:
+    top: str
+    ports: tuple[Port, ...]
+    parameters: tuple[tuple[str, int | str], ...]  # (name, default value), sorted by name
+
+    @property
+    def inputs(self) -> tuple[Port, ...]:
+        return tuple(port for port in self.ports if port.direction == "input")
+
+    @property
+    def outputs(self) -> tuple[Port, ...]:
+        return tuple(port for port in self.ports if port.direction == "output")
+
+    def port(self, name: str) -> Port | None:
+        return next((port for port in self.ports if port.name == name), None)
+
+
+class InterfaceError(Exception):
+    """The sources do not elaborate with the given top module; the message is one line."""
+
+
+def _parameter_value(bits: str) -> int | str:
+    """Yosys writes parameter values as bit strings; keep non-binary ones (strings, x) as text."""
+    return int(bits, 2) if bits and set(bits) <= {"0", "1"} else bits
+
+
+def read_interface(runner: ToolRunner, sources: list[Path], top: str, include_dirs: list[Path] = (),
+                   json_name: str = "interface.json") -> Interface:
+    """Elaborate `top` with Yosys in `runner`'s scratch directory and read its interface."""
+    includes = " ".join(f"-I{directory}" for directory in include_dirs)
+    reads = "; ".join(f"read_verilog -sv {includes} {source}" for source in sources)
+    script = f"{reads}; hierarchy -check -top {top}; proc; write_json {json_name}"
+    run = runner.run([require_tool("yosys").path, "-q", "-p", script])
+    if not run.ok:
+        raise InterfaceError(f"yosys exceeded {run.limits.time_s:g} s reading the interface" if run.timed_out
+                             else first_error("yosys", run.output, f"yosys could not elaborate {top}"))
+    module = json.loads((runner.scratch / json_name).read_text())["modules"][top]
+    ports = tuple(Port(name, entry["direction"], len(entry["bits"]), bool(entry.get("signed")))
+                  for name, entry in module["ports"].items())
+    parameters = tuple(sorted((name, _parameter_value(value))
+                              for name, value in module.get("parameter_default_values", {}).items()))
+    return Interface(top, ports, parameters)
+
+
+def _describe(port: Port) -> str:
+    return f"{port.direction} {'signed ' if port.signed else ''}[{port.width}] {port.name}"
+
+
+def interface_differences(reference: Interface, candidate: Interface) -> list[str]:
+    """Every way `candidate` departs from `reference`, one line each; empty when locked."""
+    differences = []
+    if candidate.top != reference.top:
+        differences.append(f"top module is {candidate.top!r}, expected {reference.top!r}")
+    for port in reference.ports:
+        other = candidate.port(port.name)
+        if other is None:
+            differences.append(f"port {port.name} removed (reference: {_describe(port)})")
+        elif other != port:
+            differences.append(f"port {port.name} is {_describe(other)}, reference {_describe(port)}")
+    for port in candidate.ports:
+        if reference.port(port.name) is None:
+            differences.append(f"port {port.name} added ({_describe(port)})")
+    reference_parameters, candidate_parameters = dict(reference.parameters), dict(candidate.parameters)
+    for name, value in reference_parameters.items():
+        if name not in candidate_parameters:
+            differences.append(f"parameter {name} removed (reference default {value})")
+        elif candidate_parameters[name] != value:
+            differences.append(f"parameter {name} defaults to {candidate_parameters[name]}, reference {value}")
+    for name in candidate_parameters.keys() - reference_parameters.keys():
+        differences.append(f"parameter {name} added")
+    return differences
