@@ -35,7 +35,7 @@ def pdk_dir() -> Path:
     candidates = [Path(p) for p in (os.environ.get("HDLRL_PDK_DIR"),) if p] + [SHARED_DIR / "pdk"]
     for candidate in candidates:
         if (candidate / "nangate45_typ.lib.gz").is_file():
-            return candidate
+            return candidate.resolve()
     pytest.skip("Nangate45 liberty not found: set HDLRL_PDK_DIR to the folder holding nangate45_typ.lib.gz")
 
 

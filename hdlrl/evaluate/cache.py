@@ -14,9 +14,9 @@ import json
 import sqlite3
 import time
 from pathlib import Path
+from typing import Any, Callable
 
 from hdlrl.design import Design
-from hdlrl.evaluate.flow import EvalFlow
 from hdlrl.evaluate.result import EvalResult
 from hdlrl.hdl.lexer import normalise
 from hdlrl.paths import user_cache_dir
@@ -26,17 +26,24 @@ from hdlrl.serialize import to_jsonable
 SCHEMA_VERSION = 1  # bump when EvalResult or the cascade changes meaning
 
 
-def cache_key(design: Design, pdk: Pdk, flow: EvalFlow, versions: dict[str, str]) -> str:
-    """sha256 of every input of the evaluation, with RTL compared after normalisation."""
-    def file_digest(path: Path) -> str:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+def file_digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
-    def rtl_digest(path: Path) -> str:
-        try:
-            return hashlib.sha256(normalise(path.read_text(encoding="utf-8")).encode()).hexdigest()
-        except UnicodeDecodeError:
-            return file_digest(path)
 
+def rtl_digest(path: Path) -> str:
+    """Digest of a source after normalisation, so comment and layout edits share a result."""
+    try:
+        return hashlib.sha256(normalise(path.read_text(encoding="utf-8")).encode()).hexdigest()
+    except UnicodeDecodeError:
+        return file_digest(path)
+
+
+def cache_key(design: Design, pdk: Pdk, flow: Any, versions: dict[str, str], extra: dict | None = None) -> str:
+    """sha256 of every input of the evaluation, with RTL compared after normalisation.
+
+    `flow` is any flow dataclass (the evaluation's or the gate's); `extra` adds inputs of
+    other jobs (the gate adds its reference sources).
+    """
     material = {
         "schema": SCHEMA_VERSION,
         "top": design.top,
@@ -55,12 +62,14 @@ def cache_key(design: Design, pdk: Pdk, flow: EvalFlow, versions: dict[str, str]
         "flow": to_jsonable(flow),
         "pdk": [pdk.name, pdk.sha256],
         "tools": versions,
+        "extra": extra or {},
     }
     return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()
 
 
 class ResultCache:
-    """Maps cache keys to EvalResult JSON. Safe to share between processes (sqlite WAL)."""
+    """Maps cache keys to result JSON (an EvalResult, or any dataclass with `from_dict`).
+    Safe to share between processes (sqlite WAL)."""
 
     def __init__(self, path: Path | None = None):
         self.path = path or user_cache_dir() / "results.sqlite"
@@ -69,15 +78,15 @@ class ResultCache:
         self._connection.execute("CREATE TABLE IF NOT EXISTS results (key TEXT PRIMARY KEY, "
                                  "created REAL NOT NULL, result TEXT NOT NULL)")
 
-    def get(self, key: str) -> EvalResult | None:
+    def get(self, key: str, kind: type = EvalResult) -> Any | None:
         row = self._connection.execute("SELECT result FROM results WHERE key = ?", (key,)).fetchone()
         if row is None:
             return None
-        result = EvalResult.from_dict(json.loads(row[0]))
+        result = kind.from_dict(json.loads(row[0]))
         result.cached = True
         return result
 
-    def put(self, key: str, result: EvalResult) -> None:
+    def put(self, key: str, result: Any) -> None:
         self._connection.execute("INSERT OR REPLACE INTO results VALUES (?, ?, ?)",
                                  (key, time.time(), json.dumps(result.to_dict())))
 
@@ -86,3 +95,25 @@ class ResultCache:
 
     def close(self) -> None:
         self._connection.close()
+
+
+def cached_result(cache_path: Path | None, key: Callable[[], str], kind: type, compute: Callable[[], Any]) -> Any:
+    """`compute()`'s result, or the one stored under `key()` in the cache at `cache_path`.
+
+    With no cache path, compute without hashing anything. A computed result is stored with
+    its key (`result.cache_key`) for the next caller.
+    """
+    if cache_path is None:
+        return compute()
+    digest = key()
+    cache = ResultCache(cache_path)
+    try:
+        hit = cache.get(digest, kind)
+        if hit is not None:
+            return hit
+        result = compute()
+        result.cache_key = digest
+        cache.put(digest, result)
+        return result
+    finally:
+        cache.close()

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from hdlrl.design import Design
-from hdlrl.eda.lint import linters
+from hdlrl.eda.lint import LintResult, linters
 from hdlrl.eda.runner import Limits, ToolRunner
 from hdlrl.eda.sim import SimResult, simulator
 from hdlrl.eda.sta import analyzer
@@ -78,15 +78,19 @@ def run_testbench(design: Design, runner: ToolRunner, rtl: list[Path], testbench
 
 
 def evaluate(design: Design, pdk: Pdk, flow: EvalFlow, sandbox: bool | None = None,
-             keep_scratch: Path | None = None) -> EvalResult:
-    """Run the whole cascade on `design` (whose `rtl` may be a candidate) in a fresh scratch dir."""
+             keep_scratch: Path | None = None, with_ppa: bool = True) -> EvalResult:
+    """Run the whole cascade on `design` (whose `rtl` may be a candidate) in a fresh scratch dir.
+
+    `with_ppa=False` stops once the testbench passed (verified, without a PPA): what judging
+    a mutant by the testbench alone needs.
+    """
     started = time.perf_counter()
     scratch = Path(tempfile.mkdtemp(prefix=f"hdlrl-{design.name}-")) if keep_scratch is None else keep_scratch
     runner = ToolRunner(scratch, flow.limits, sandbox=sandbox, readable=(pdk.liberty,))
     result = EvalResult(design.name, design.top, pdk.name, False, "screen", "",
                         tool_versions=tool_versions(TOOLS), sandboxed=runner.sandboxed)
     try:
-        _run_stages(design, pdk, flow, runner, result)
+        _run_stages(design, pdk, flow, runner, result, with_ppa)
     finally:
         result.tool_calls = [ToolCall(run.argv, run.wall_s, run.returncode) for run in runner.history]
         result.wall_s = time.perf_counter() - started
@@ -95,25 +99,62 @@ def evaluate(design: Design, pdk: Pdk, flow: EvalFlow, sandbox: bool | None = No
     return result
 
 
-def _run_stages(design: Design, pdk: Pdk, flow: EvalFlow, runner: ToolRunner, result: EvalResult) -> None:
+def screen_design(design: Design) -> str:
+    """Why the design's untrusted sources are refused, or "" when they may go to the tools."""
     try:
         for path in design.rtl:
             screen_source(path, design.root, design.include_dirs)
         for path in design.testbench.sources:
             decode_source(path)
     except HdlrlError as error:
-        result.reason = str(error)
+        return str(error)
+    return ""
+
+
+def lint_sources(runner: ToolRunner, rtl: list[Path], top: str, includes: list[Path],
+                 flow: EvalFlow) -> list[LintResult]:
+    """The flow's linters in order, stopping after the first that fails (the last result)."""
+    chosen = {linter.name: linter for linter in linters()}
+    results = []
+    for name in flow.lint:
+        results.append(chosen[name].lint(runner, rtl, top, includes))
+        if not results[-1].ok:
+            break
+    return results
+
+
+def measure_ppa(runner: ToolRunner, rtl: list[Path], design: Design, includes: list[Path], pdk: Pdk,
+                flow: EvalFlow, result: EvalResult) -> None:
+    """Synthesise and time into `result`: its stage, reason and PPA (verified when both pass)."""
+    result.stage = "synthesize"
+    synthesis = YosysSynthesizer().synthesize(runner, rtl, design.top, includes, pdk, flow.synthesis)
+    result.synthesis = synthesis
+    if not synthesis.ok:
+        result.reason = synthesis.reason
+        return
+    result.stage = "timing"
+    timing = analyzer(flow.timing_analyzer).analyze(runner, synthesis.netlist, design, pdk, flow.timing)
+    result.timing = timing
+    if not timing.ok:
+        result.reason = timing.reason
+        return
+    result.ppa = PPA(synthesis.area_um2, timing.delay_ns, timing.power_mw)
+    result.stage = "done"
+    result.verified = True
+
+
+def _run_stages(design: Design, pdk: Pdk, flow: EvalFlow, runner: ToolRunner, result: EvalResult,
+                with_ppa: bool) -> None:
+    result.reason = screen_design(design)
+    if result.reason:
         return
     rtl, testbench, includes = stage_scratch(design, runner.scratch)
 
     result.stage = "lint"
-    chosen = {linter.name: linter for linter in linters()}
-    for name in flow.lint:
-        lint = chosen[name].lint(runner, rtl, design.top, includes)
-        result.lint.append(lint)
-        if not lint.ok:
-            result.reason = lint.reason
-            return
+    result.lint = lint_sources(runner, rtl, design.top, includes, flow)
+    if result.lint and not result.lint[-1].ok:
+        result.reason = result.lint[-1].reason
+        return
 
     result.stage = "simulate"
     if design.testbench.kind != "verilog":
@@ -124,21 +165,7 @@ def _run_stages(design: Design, pdk: Pdk, flow: EvalFlow, runner: ToolRunner, re
     if not simulation.passed:
         result.reason = simulation.reason
         return
-
-    result.stage = "synthesize"
-    synthesis = YosysSynthesizer().synthesize(runner, rtl, design.top, includes, pdk, flow.synthesis)
-    result.synthesis = synthesis
-    if not synthesis.ok:
-        result.reason = synthesis.reason
-        return
-
-    result.stage = "timing"
-    timing = analyzer(flow.timing_analyzer).analyze(runner, synthesis.netlist, design, pdk, flow.timing)
-    result.timing = timing
-    if not timing.ok:
-        result.reason = timing.reason
-        return
-
-    result.ppa = PPA(synthesis.area_um2, timing.delay_ns, timing.power_mw)
-    result.stage = "done"
-    result.verified = True
+    if with_ppa:
+        measure_ppa(runner, rtl, design, includes, pdk, flow, result)
+    else:
+        result.stage, result.verified = "done", True

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Protocol
 
 from hdlrl.design import Design
 from hdlrl.eda.toolchain import tool_versions
-from hdlrl.evaluate.cache import ResultCache, cache_key
+from hdlrl.evaluate.cache import cache_key, cached_result
 from hdlrl.evaluate.cascade import TOOLS, evaluate
 from hdlrl.evaluate.flow import EvalFlow
 from hdlrl.evaluate.result import EvalResult
@@ -25,21 +26,28 @@ class EvalJob:
     flow: EvalFlow
     cache_path: Path | None = None  # None: no cache
     sandbox: bool | None = None  # None: bubblewrap where installed
+    with_ppa: bool = True  # False: stop once the testbench passed
+
+    def run(self) -> EvalResult:
+        return run_job(self)
+
+
+class Job(Protocol):
+    """Any unit of work an executor can run: an evaluation, a gate verdict, ..."""
+
+    def run(self) -> Any:
+        ...
+
+
+def execute(job: Job) -> Any:
+    """What every executor calls (a module-level function, so process pools can pickle it)."""
+    return job.run()
 
 
 def run_job(job: EvalJob) -> EvalResult:
     """Evaluate `job`, answering from the cache when the same inputs were evaluated before."""
-    if job.cache_path is None:
-        return evaluate(job.design, job.pdk, job.flow, sandbox=job.sandbox)
-    key = cache_key(job.design, job.pdk, job.flow, tool_versions(TOOLS))
-    cache = ResultCache(job.cache_path)
-    try:
-        hit = cache.get(key)
-        if hit is not None:
-            return hit
-        result = evaluate(job.design, job.pdk, job.flow, sandbox=job.sandbox)
-        result.cache_key = key
-        cache.put(key, result)
-        return result
-    finally:
-        cache.close()
+    def key() -> str:
+        return cache_key(job.design, job.pdk, job.flow, tool_versions(TOOLS), {"with_ppa": job.with_ppa})
+
+    return cached_result(job.cache_path, key, EvalResult,
+                         lambda: evaluate(job.design, job.pdk, job.flow, sandbox=job.sandbox, with_ppa=job.with_ppa))

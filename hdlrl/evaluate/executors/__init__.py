@@ -1,18 +1,17 @@
-"""Executors run many evaluation jobs at once: a local process pool, or Ray for clusters."""
+"""Executors run many jobs (evaluations, gate verdicts) at once: a local process pool, or Ray for clusters."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Protocol
+from typing import Any, Protocol
 
-from hdlrl.evaluate.job import EvalJob
-from hdlrl.evaluate.result import EvalResult
+from hdlrl.evaluate.job import Job
 
 
 class Executor(Protocol):
     workers: int
 
-    def map(self, jobs: Iterable[EvalJob]) -> Iterator[EvalResult]:
+    def map(self, jobs: Iterable[Job]) -> Iterator[Any]:
         """Results in the order of `jobs`, computed `workers` at a time."""
         ...
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from typing import Any
 from concurrent.futures import ProcessPoolExecutor
 
-from hdlrl.evaluate.job import EvalJob, run_job
-from hdlrl.evaluate.result import EvalResult
+from hdlrl.evaluate.job import Job, execute
 
 
 class LocalExecutor:
@@ -14,10 +14,10 @@ class LocalExecutor:
         self.workers = max(1, workers)
         self._pool = ProcessPoolExecutor(self.workers) if self.workers > 1 else None
 
-    def map(self, jobs: Iterable[EvalJob]) -> Iterator[EvalResult]:
+    def map(self, jobs: Iterable[Job]) -> Iterator[Any]:
         if self._pool is None:
-            return map(run_job, jobs)
-        return self._pool.map(run_job, jobs)
+            return map(execute, jobs)
+        return self._pool.map(execute, jobs)
 
     def close(self) -> None:
         if self._pool is not None:

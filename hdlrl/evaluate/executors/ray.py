@@ -7,10 +7,10 @@ testbenches and liberty files travel inside the job, so workers need only the to
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 from hdlrl.errors import HdlrlError
-from hdlrl.evaluate.job import EvalJob, run_job
-from hdlrl.evaluate.result import EvalResult
+from hdlrl.evaluate.job import Job, execute
 
 
 class RayExecutor:
@@ -27,9 +27,9 @@ class RayExecutor:
                 ray.init(address=address, log_to_driver=False)
             else:
                 ray.init(num_cpus=self.workers, include_dashboard=False, log_to_driver=False)
-        self._remote = ray.remote(num_cpus=1)(run_job)
+        self._remote = ray.remote(num_cpus=1)(execute)
 
-    def map(self, jobs: Iterable[EvalJob]) -> Iterator[EvalResult]:
+    def map(self, jobs: Iterable[Job]) -> Iterator[Any]:
         # Keep at most 2 x workers tasks in flight so a long job list does not flood the object store.
         pending = []
         for job in jobs:
