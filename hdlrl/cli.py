@@ -40,6 +40,12 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--report", type=Path, help="also write a Markdown table to this file")
     evaluate.add_argument("--metrics", type=Path, help="write ORFS-shaped metrics JSON here (one design)")
 
+    mutants = commands.add_parser("mutants", help="write seeded mutants of a design's RTL")
+    mutants.add_argument("design", type=Path, metavar="DESIGN_DIR")
+    mutants.add_argument("--n", type=int, default=30, help="how many mutants")
+    mutants.add_argument("--out", type=Path, required=True, help="folder for mutant_NNN/ and mutants.json")
+    mutants.add_argument("--seed", type=int, default=0)
+
     importer = commands.add_parser("import", help="import benchmark designs into the design format")
     importer.add_argument("suite", choices=("rtllm",))
     importer.add_argument("source", type=Path)
@@ -76,6 +82,10 @@ def main(argv: list[str] | None = None) -> int:
             from hdlrl.commands.evaluate import run_eval
 
             return run_eval(arguments)
+        if arguments.command == "mutants":
+            from hdlrl.commands.mutants import run_mutants
+
+            return run_mutants(arguments)
         if arguments.command == "import":
             from hdlrl.importers.rtllm import run_import
 

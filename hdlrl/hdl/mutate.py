@@ -1,0 +1,474 @@
+"""Mutants of a design's RTL: small, plausible bugs the verification gate must reject.
+
+Each operator is a function from one AST node (and its ancestors) to a list of edits; an
+edit replaces that node by another, or removes it. Sites are enumerated over every RTL file
+in a fixed walk order, picked with `random.Random(seed)` round-robin over the operators so
+that every kind of bug is represented, and rendered back to Verilog by `unparse`. The same
+design, count and seed give byte-identical mutants.
+
+pyverilog's code generator is trusted only as far as it round-trips: `make_mutants` refuses a
+file whose unparsed text does not parse back to the same tree, and `check_round_trip` (which
+needs the EDA tools, so callers run it once per design) refuses a file whose unparsed text
+no longer passes the design's testbench.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+import re
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from pyverilog.vparser import ast
+
+from hdlrl.design import Design
+from hdlrl.errors import HdlrlError
+from hdlrl.hdl.lexer import normalise
+from hdlrl.hdl.verilog_ast import IndexedPartselect, ParsedSource, parse_verilog, unparse
+
+# A replacement for the target node, or None to remove it from its statement list.
+Edit = tuple[str, Callable[[ast.Node], ast.Node | None]]
+
+OPERATOR_ALTERNATIVES: dict[type, tuple[type, ...]] = {
+    ast.Plus: (ast.Minus, ast.Times), ast.Minus: (ast.Plus,), ast.Times: (ast.Plus,),
+    ast.And: (ast.Or, ast.Xor), ast.Or: (ast.And, ast.Xor), ast.Xor: (ast.And, ast.Or, ast.Xnor),
+    ast.Land: (ast.Lor,), ast.Lor: (ast.Land,),
+    ast.LessThan: (ast.LessEq, ast.GreaterThan), ast.LessEq: (ast.LessThan, ast.GreaterEq),
+    ast.GreaterThan: (ast.GreaterEq, ast.LessThan), ast.GreaterEq: (ast.GreaterThan, ast.LessEq),
+    ast.Eq: (ast.NotEq,), ast.NotEq: (ast.Eq,),
+    # << and <<< shift alike, as do >> and >>> on unsigned values: only real changes are listed
+    ast.Sll: (ast.Srl,), ast.Srl: (ast.Sll,), ast.Sla: (ast.Sra,), ast.Sra: (ast.Sla, ast.Srl),
+}
+OPERATOR_FAMILIES = {
+    "arithmetic_operator": (ast.Plus, ast.Minus, ast.Times),
+    "logic_operator": (ast.And, ast.Or, ast.Xor, ast.Land, ast.Lor),
+    "relational_operator": (ast.LessThan, ast.LessEq, ast.GreaterThan, ast.GreaterEq, ast.Eq, ast.NotEq),
+    "shift_operator": (ast.Sll, ast.Srl, ast.Sla, ast.Sra),
+}
+NON_COMMUTATIVE = (ast.Minus, ast.Divide, ast.Mod, ast.Power, ast.Sll, ast.Srl, ast.Sla, ast.Sra,
+                   ast.LessThan, ast.LessEq, ast.GreaterThan, ast.GreaterEq)
+ASSIGNMENTS = (ast.BlockingSubstitution, ast.NonblockingSubstitution)
+# Subtrees whose constants size declarations: changing them is not a functional bug of the kind wanted.
+DECLARATION_CONTEXTS = (ast.Width, ast.Length, ast.Dimensions, ast.Parameter, ast.Localparam)
+_NUMBER = re.compile(r"^(?P<size>\d*)'(?P<signed>[sS]?)(?P<base>[bBoOdDhH])(?P<digits>[0-9a-fA-F_]+)$")
+_BASES = {"b": 2, "o": 8, "d": 10, "h": 16}
+_RESET_NAME = re.compile(r"rst|reset", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Mutant:
+    index: int
+    seed: int
+    operator: str
+    file: str  # RTL path relative to the design root
+    line: int
+    description: str
+    text: str  # the complete mutated source of `file`
+
+
+class SourceVariant(Protocol):
+    """Anything that replaces one RTL file's text: a Mutant, or an equivalent Rewrite."""
+
+    file: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Site:
+    """One possible edit: the `node_index`-th node of a file's walk, transformed by `transform`."""
+
+    operator: str
+    file: str
+    line: int
+    node_index: int
+    description: str
+    transform: Callable[[ast.Node], ast.Node | None]
+
+
+# ---------------------------------------------------------------------------- tree helpers
+
+def walk(node: ast.Node, ancestors: tuple[ast.Node, ...] = ()) -> Iterator[tuple[ast.Node, tuple[ast.Node, ...]]]:
+    """Every node with its ancestors (nearest last), in a fixed depth-first order."""
+    yield node, ancestors
+    for child in node.children():
+        if isinstance(child, ast.Node):
+            yield from walk(child, ancestors + (node,))
+
+
+def replace_child(parent: ast.Node, old: ast.Node, new: ast.Node | None) -> None:
+    """Put `new` where `old` is among `parent`'s fields; None removes it from a tuple or list."""
+    for field, value in vars(parent).items():
+        if value is old:
+            setattr(parent, field, new)
+            return
+        if isinstance(value, (tuple, list)) and any(item is old for item in value):
+            items = [new if item is old else item for item in value if item is not old or new is not None]
+            setattr(parent, field, type(value)(items))
+            return
+    raise ValueError("node is not a child of its parent")
+
+
+def edited_tree(tree: ast.Node, node_index: int, transform: Callable[[ast.Node], ast.Node | None]) -> ast.Node:
+    """A copy of `tree` with its `node_index`-th node transformed; the original is untouched."""
+    tree = copy.deepcopy(tree)
+    for index, (node, ancestors) in enumerate(walk(tree)):
+        if index == node_index:
+            replace_child(ancestors[-1], node, transform(node))
+            return tree
+    raise IndexError(node_index)
+
+
+def render(node: ast.Node) -> str:
+    """One-line Verilog for a node, for descriptions."""
+    return " ".join(unparse(node).split())
+
+
+# ---------------------------------------------------------------------------- numbers
+
+@dataclass(frozen=True)
+class Number:
+    """A Verilog integer literal without x/z digits, so that it can be changed and re-printed."""
+
+    value: int
+    size: int | None
+    signed: str
+    base: str
+
+    @staticmethod
+    def parse(text: str) -> "Number | None":
+        text = text.replace(" ", "")
+        if text.replace("_", "").isdigit():
+            return Number(int(text.replace("_", "")), None, "", "")
+        match = _NUMBER.match(text)
+        if match is None:
+            return None
+        base = match.group("base").lower()
+        try:
+            value = int(match.group("digits").replace("_", ""), _BASES[base])
+        except ValueError:
+            return None
+        size = int(match.group("size")) if match.group("size") else None
+        return Number(value % (1 << size) if size else value, size, match.group("signed"), base)
+
+    def with_value(self, value: int) -> str:
+        if self.size:
+            value %= 1 << self.size
+        if not self.base:
+            return str(value)
+        digits = {"b": "b", "o": "o", "d": "d", "h": "x"}[self.base]
+        return f"{self.size or ''}'{self.signed}{self.base}{value:{digits}}"
+
+    def variants(self) -> list[tuple[str, str]]:
+        """(how, literal) for +1, -1 and one flipped bit (the top bit of a sized literal)."""
+        flipped_bit = self.size - 1 if self.size else max(self.value.bit_length(), 1)
+        changes = [("+1", self.value + 1), ("flip bit %d" % flipped_bit, self.value ^ (1 << flipped_bit))]
+        if self.value > 0 or self.size:
+            changes.insert(1, ("-1", self.value - 1))
+        return [(how, self.with_value(value)) for how, value in changes]
+
+
+def constant_edits(node: ast.IntConst) -> list[Edit]:
+    number = Number.parse(node.value)
+    if number is None:
+        return []
+    return [(f"{node.value} -> {literal} ({how})", lambda target, literal=literal: ast.IntConst(literal, lineno=target.lineno))
+            for how, literal in number.variants()]
+
+
+def offset(expression: ast.Node, amount: int) -> ast.Node:
+    """`expression + amount`, folded when the expression is a plain literal."""
+    number = Number.parse(expression.value) if isinstance(expression, ast.IntConst) else None
+    if number is not None and number.value + amount >= 0:
+        return ast.IntConst(number.with_value(number.value + amount), lineno=expression.lineno)
+    operator = ast.Plus if amount > 0 else ast.Minus
+    return operator(expression, ast.IntConst(str(abs(amount))), lineno=expression.lineno)
+
+
+# ---------------------------------------------------------------------------- operators
+
+def replaced_operator(node: ast.Node, ancestors: tuple[ast.Node, ...]) -> list[Edit]:
+    return [(f"{render(node)} -> {render(alternative(node.left, node.right))}",
+             lambda target, alternative=alternative: alternative(target.left, target.right, lineno=target.lineno))
+            for alternative in OPERATOR_ALTERNATIVES.get(type(node), ())]
+
+
+def perturbed_constant(node: ast.Node, ancestors: tuple[ast.Node, ...]) -> list[Edit]:
+    if not isinstance(node, ast.IntConst) or isinstance(ancestors[-1], (ast.Case, ast.Pointer, ast.Partselect,
+                                                                        IndexedPartselect)):
+        return []
+    if any(isinstance(ancestor, DECLARATION_CONTEXTS) for ancestor in ancestors) or in_reset_branch(ancestors):
+        return []
+    return constant_edits(node)
+
+
+def inverted_condition(node: ast.Node, ancestors: tuple[ast.Node, ...]) -> list[Edit]:
+    if not isinstance(node, (ast.IfStatement, ast.Cond)):
+        return []
+
+    def invert(target: ast.Node) -> ast.Node:
+        inverted = copy.copy(target)
+        inverted.cond = ast.Ulnot(target.cond, lineno=target.lineno)
+        return inverted
+
+    return [(f"condition ({render(node.cond)}) negated", invert)]
+
+
+def shifted_select(node: ast.Node, ancestors: tuple[ast.Node, ...]) -> list[Edit]:
+    """Off-by-one bit and part selects: index, both bounds, or the base of an indexed select."""
+    if any(isinstance(ancestor, DECLARATION_CONTEXTS) for ancestor in ancestors):
+        return []
+    edits: list[Edit] = []
+    for amount in (1, -1):
+        if isinstance(node, ast.Pointer):
+            edits.append((f"{render(node)} index {amount:+d}", lambda target, amount=amount:
+                          ast.Pointer(target.var, offset(target.ptr, amount), lineno=target.lineno)))
+        elif isinstance(node, ast.Partselect):
+            edits.append((f"{render(node)} range {amount:+d}", lambda target, amount=amount:
+                          ast.Partselect(target.var, offset(target.msb, amount), offset(target.lsb, amount),
+                                         lineno=target.lineno)))
+        elif isinstance(node, IndexedPartselect):
+            edits.append((f"{render(node)} base {amount:+d}", lambda target, amount=amount:
+                          IndexedPartselect(target.var, offset(target.base, amount), target.width,
+                                            target.direction, lineno=target.lineno)))
+    return edits
+
+
+def dropped_assignment(node: ast.Node, ancestors: tuple[ast.Node, ...]) -> list[Edit]:
+    """An assignment removed from a block, a branch, a case item, an always or the module (continuous)."""
+    parent = ancestors[-1] if ancestors else None
+    if isinstance(node, ast.Assign) and isinstance(parent, ast.ModuleDef):
+        return [(f"`assign {render(node.left)}` removed", lambda target: None)]
+    if isinstance(node, ASSIGNMENTS) and isinstance(parent, (ast.Block, ast.IfStatement, ast.Case, ast.Always)):
+        removal = (lambda target: None) if isinstance(parent, ast.Block) else (lambda target: ast.Block(()))
+        return [(f"`{render(node)}` removed", removal)]
+    return []
+
+
+def swapped_operands(node: ast.Node, ancestors: tuple[ast.Node, ...]) -> list[Edit]:
+    if type(node) in NON_COMMUTATIVE and render(node.left) != render(node.right):
+        return [(f"{render(node)} operands swapped",
+                 lambda target: type(target)(target.right, target.left, lineno=target.lineno))]
+    return []
+
+
+def swapped_mux_arms(node: ast.Node, ancestors: tuple[ast.Node, ...]) -> list[Edit]:
+    if isinstance(node, ast.Cond) and render(node.true_value) != render(node.false_value):
+        return [(f"mux arms of ({render(node.cond)}) ? .. : .. swapped",
+                 lambda target: ast.Cond(target.cond, target.false_value, target.true_value, lineno=target.lineno))]
+    return []
+
+
+def in_reset_branch(ancestors: tuple[ast.Node, ...]) -> bool:
+    """Inside the reset branch of an `if (rst)` / `if (!rst_n)` in an edge-triggered always block."""
+    always = next((ancestor for ancestor in ancestors if isinstance(ancestor, ast.Always)), None)
+    if always is None or not any(getattr(sens, "type", None) in ("posedge", "negedge")
+                                 for sens in getattr(always.sens_list, "list", ())):
+        return False
+    for index, ancestor in enumerate(ancestors[:-1]):
+        if isinstance(ancestor, ast.IfStatement) and ancestors[index + 1] is ancestor.true_statement:
+            names = [node.name for node, _ in walk(ancestor.cond) if isinstance(node, ast.Identifier)]
+            if any(_RESET_NAME.search(name) for name in names):
+                return True
+    return False
+
+
+def changed_reset_value(node: ast.Node, ancestors: tuple[ast.Node, ...]) -> list[Edit]:
+    """The constant (or named state) a register takes in reset, changed."""
+    if not isinstance(ancestors[-1] if ancestors else None, ast.Rvalue) or not in_reset_branch(ancestors):
+        return []
+    if isinstance(node, ast.IntConst):
+        return [(f"reset value {description}", transform) for description, transform in constant_edits(node)]
+    if isinstance(node, ast.Identifier):
+        return [(f"reset value {node.name} -> ~{node.name}", lambda target: ast.Unot(target, lineno=target.lineno))]
+    return []
+
+
+def swapped_assignment_kind(node: ast.Node, ancestors: tuple[ast.Node, ...]) -> list[Edit]:
+    """Blocking for non-blocking and back, inside always blocks only (never a for-loop header)."""
+    if not isinstance(node, ASSIGNMENTS) or isinstance(ancestors[-1], ast.ForStatement):
+        return []
+    if not any(isinstance(ancestor, ast.Always) for ancestor in ancestors):
+        return []
+    other = ast.NonblockingSubstitution if isinstance(node, ast.BlockingSubstitution) else ast.BlockingSubstitution
+    symbol = "=" if other is ast.BlockingSubstitution else "<="
+    return [(f"`{render(node)}` made `{symbol}`",
+             lambda target: other(target.left, target.right, lineno=target.lineno))]
+
+
+def changed_case_label(node: ast.Node, ancestors: tuple[ast.Node, ...]) -> list[Edit]:
+    if not isinstance(node, ast.IntConst) or not isinstance(ancestors[-1], ast.Case):
+        return []
+    return [(f"case label {description}", transform) for description, transform in constant_edits(node)]
+
+
+def swapped_case_bodies(node: ast.Node, ancestors: tuple[ast.Node, ...]) -> list[Edit]:
+    """The bodies of neighbouring case items exchanged (the labels stay)."""
+    if not isinstance(node, (ast.CaseStatement, ast.CasexStatement, ast.CasezStatement)):
+        return []
+    edits: list[Edit] = []
+    for index in range(len(node.caselist) - 1):
+        first, second = node.caselist[index], node.caselist[index + 1]
+        if render(first.statement) == render(second.statement):
+            continue
+
+        def swap(target: ast.Node, index: int = index) -> ast.Node:
+            items = list(target.caselist)
+            first, second = items[index], items[index + 1]
+            items[index] = ast.Case(first.cond, second.statement, lineno=first.lineno)
+            items[index + 1] = ast.Case(second.cond, first.statement, lineno=second.lineno)
+            swapped = copy.copy(target)
+            swapped.caselist = tuple(items)
+            return swapped
+
+        labels = " / ".join(render_labels(item) for item in (first, second))
+        edits.append((f"bodies of case items {labels} swapped", swap))
+    return edits
+
+
+def render_labels(item: ast.Case) -> str:
+    return "default" if item.cond is None else ", ".join(render(label) for label in item.cond)
+
+
+def operator_family(node: ast.Node) -> str:
+    return next(family for family, members in OPERATOR_FAMILIES.items() if type(node) in members)
+
+
+MUTATION_OPERATORS: dict[str, Callable[[ast.Node, tuple[ast.Node, ...]], list[Edit]]] = {
+    "operator_replacement": replaced_operator,  # reported under its family, see `enumerate_sites`
+    "constant": perturbed_constant,
+    "condition_inversion": inverted_condition,
+    "select_off_by_one": shifted_select,
+    "dropped_assignment": dropped_assignment,
+    "swapped_operands": swapped_operands,
+    "swapped_mux_arms": swapped_mux_arms,
+    "reset_value": changed_reset_value,
+    "blocking_swap": swapped_assignment_kind,
+    "case_label": changed_case_label,
+    "case_bodies_swapped": swapped_case_bodies,
+}
+
+
+# ---------------------------------------------------------------------------- design level
+
+def parse_rtl(design: Design) -> dict[str, ParsedSource]:
+    """Every RTL file's AST, keyed by path relative to the design root.
+
+    A file whose unparsed text does not parse back to the same tree would give mutants of
+    something other than the design, so it is refused here, naming the file.
+    """
+    parsed = {}
+    for path in design.rtl:
+        source = parse_verilog(path.read_text(), path)
+        printed = unparse(source)
+        if unparse(parse_verilog(printed, path)) != printed:
+            raise HdlrlError("pyverilog does not reproduce this file faithfully (round trip unstable); "
+                             "no mutants can be made from it", path)
+        parsed[relative_name(design, path)] = source
+    return parsed
+
+
+def relative_name(design: Design, path: Path) -> str:
+    return path.relative_to(design.root).as_posix() if path.is_relative_to(design.root) else path.name
+
+
+def enumerate_sites(file: str, tree: ast.Node) -> list[Site]:
+    """All mutation sites of one file, in walk order."""
+    sites = []
+    for node_index, (node, ancestors) in enumerate(walk(tree)):
+        if not ancestors:
+            continue
+        for name, operator in MUTATION_OPERATORS.items():
+            family = operator_family(node) if name == "operator_replacement" and type(node) in OPERATOR_ALTERNATIVES else name
+            for description, transform in operator(node, ancestors):
+                sites.append(Site(family, file, node.lineno, node_index, description, transform))
+    return sites
+
+
+def make_mutants(design: Design, count: int, seed: int = 0) -> list[Mutant]:
+    """`count` distinct mutants (fewer if the design has fewer sites), spread over the operators."""
+    parsed = parse_rtl(design)
+    by_operator: dict[str, list[Site]] = {}
+    for file, source in parsed.items():
+        for site in enumerate_sites(file, source.tree):
+            by_operator.setdefault(site.operator, []).append(site)
+    generator = random.Random(seed)
+    queues = []
+    for operator in sorted(by_operator):
+        sites = by_operator[operator]
+        generator.shuffle(sites)
+        queues.append(sites)
+    generator.shuffle(queues)
+
+    seen = {normalise(unparse(source)) for source in parsed.values()}
+    mutants: list[Mutant] = []
+    while queues and len(mutants) < count:
+        for queue in list(queues):
+            if len(mutants) == count:
+                break
+            if not queue:
+                queues.remove(queue)
+                continue
+            site = queue.pop(0)
+            source = parsed[site.file]
+            text = unparse(ParsedSource(edited_tree(source.tree, site.node_index, site.transform), source.header))
+            if normalise(text) in seen:
+                continue
+            seen.add(normalise(text))
+            mutants.append(Mutant(len(mutants), seed, site.operator, site.file, site.line,
+                                  f"line {site.line}: {site.description}", text))
+    return mutants
+
+
+def write_sources(design: Design, texts: dict[str, str], folder: Path) -> tuple[Path, ...]:
+    """A full copy of the design's RTL in `folder`, with the files named in `texts` replaced.
+
+    Returns the RTL paths in the design's order, ready for `design.with_rtl`.
+    """
+    names = [relative_name(design, path) for path in design.rtl]
+    unknown = set(texts) - set(names)
+    if unknown:
+        raise HdlrlError(f"{', '.join(sorted(unknown))} is not an RTL file of design {design.name}", design.root)
+    paths = []
+    for path, name in zip(design.rtl, names):
+        target = folder / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if name in texts:
+            target.write_text(texts[name])
+        else:
+            shutil.copyfile(path, target)
+        paths.append(target)
+    return tuple(paths)
+
+
+def write_mutant(design: Design, mutant: SourceVariant, folder: Path) -> tuple[Path, ...]:
+    """The design's RTL in `folder` with the mutant's (or an equivalent rewrite's) file replaced."""
+    return write_sources(design, {mutant.file: mutant.text}, folder)
+
+
+def check_round_trip(design: Design, passes: Callable[[Design], bool]) -> None:
+    """Raise, naming the file, if an unparsed RTL file no longer passes the design's testbench.
+
+    `passes` runs the testbench (e.g. `lambda d: evaluate(d, pdk, flow).verified`); it is a
+    parameter so that this module does not depend on the evaluation stack. One run when all
+    is well; more only when the round trip fails, to tell a broken reference from a broken
+    round trip and to name the file.
+    """
+    printed = {file: unparse(source) for file, source in parse_rtl(design).items()}
+    with tempfile.TemporaryDirectory(prefix="hdlrl-roundtrip-") as scratch:
+        def passes_with(files: list[str]) -> bool:
+            folder = Path(scratch) / "-".join(files).replace("/", "_")
+            return passes(design.with_rtl(write_sources(design, {file: printed[file] for file in files}, folder)))
+
+        if passes_with(list(printed)):
+            return
+        if not passes(design):
+            raise HdlrlError("the reference RTL does not pass its own testbench; mutants would be meaningless",
+                             design.root)
+        culprit = next((file for file in printed if not passes_with([file])), next(iter(printed)))
+        raise HdlrlError("pyverilog's round trip of this file changes its behaviour (the unparsed text fails "
+                         "the testbench); no mutants can be made from it", design.root / culprit)

@@ -1,0 +1,257 @@
+"""Verilog text to a pyverilog AST and back, with one quiet parser per process.
+
+Mutation and rewriting work on the AST, so that every edit lands on a real operator or
+statement rather than on text that merely looks like one. Building a pyverilog parser costs
+about a second and prints table-generation chatter, so one parser is built lazily, its LALR
+tables are pickled into the hdlrl cache, and nothing is printed. pyverilog runs no
+preprocessor (its lexer silently swallows every directive line), so the few directives real
+RTL uses are handled here: `timescale and similar header directives are set aside and put
+back on unparse, simple `define macros are expanded, `ifdef blocks are resolved, and anything
+else (`include, macros with arguments) is a clear error.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from functools import cache
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyverilog
+from ply.yacc import NullLogger, yacc
+from pyverilog.ast_code_generator.codegen import ASTCodeGenerator, del_paren
+from pyverilog.vparser import ast
+from pyverilog.vparser.lexer import VerilogLexer
+from pyverilog.vparser.parser import ParseError, VerilogParser
+
+from hdlrl.errors import HdlrlError
+from hdlrl.paths import user_cache_dir
+
+HEADER_DIRECTIVES = ("timescale", "default_nettype", "resetall", "celldefine", "endcelldefine")
+_DIRECTIVE = re.compile(r"^\s*`(\w+)\b(.*)$")
+_MACRO_USE = re.compile(r"`([A-Za-z_]\w*)")
+_PARSE_ERROR_LINE = re.compile(r"line:(\d+)")
+
+
+@dataclass(frozen=True)
+class ParsedSource:
+    """An AST plus the header directives that pyverilog cannot represent, for `unparse`."""
+
+    tree: ast.Source
+    header: tuple[str, ...]
+
+
+class IndexedPartselect(ast.Node):
+    """`var[base +: width]` or `var[base -: width]`, which pyverilog folds into a wrong msb:lsb."""
+
+    attr_names = ("direction",)
+
+    def __init__(self, var: ast.Node, base: ast.Node, width: ast.Node, direction: str, lineno: int = 0):
+        self.lineno = lineno
+        self.var = var
+        self.base = base
+        self.width = width
+        self.direction = direction
+
+    def children(self) -> tuple[ast.Node, ...]:
+        return (self.var, self.base, self.width)
+
+
+class _QuietParser(VerilogParser):
+    """pyverilog's parser: tables pickled in the hdlrl cache, logging silenced, `+:`/`-:` kept."""
+
+    def __init__(self, table_dir: Path):
+        self.lexer = VerilogLexer(error_func=self._lexer_error_func)
+        self.lexer.build(errorlog=NullLogger())
+        self.tokens = self.lexer.tokens
+        self.parser = _load_or_build_tables(self, table_dir)
+
+    def parse_text(self, text: str) -> ast.Source:
+        """Parse with a fresh line count and directive list, since the lexer is reused."""
+        self.lexer.reset_lineno()
+        self.lexer.directives = []
+        return self.parse(text)
+
+    def _indexed_partselect(self, p, direction: str) -> None:
+        p[0] = IndexedPartselect(p[1], p[3], p[5], direction, lineno=p.lineno(1))
+        p.set_lineno(0, p.lineno(1))
+
+    def p_partselect_plus(self, p):
+        'partselect : identifier LBRACKET expression PLUSCOLON expression RBRACKET'
+        self._indexed_partselect(p, "+:")
+
+    def p_partselect_minus(self, p):
+        'partselect : identifier LBRACKET expression MINUSCOLON expression RBRACKET'
+        self._indexed_partselect(p, "-:")
+
+    def p_partselect_pointer_plus(self, p):
+        'partselect : pointer LBRACKET expression PLUSCOLON expression RBRACKET'
+        self._indexed_partselect(p, "+:")
+
+    def p_partselect_pointer_minus(self, p):
+        'partselect : pointer LBRACKET expression MINUSCOLON expression RBRACKET'
+        self._indexed_partselect(p, "-:")
+
+    def p_lpartselect_plus(self, p):
+        'lpartselect : identifier LBRACKET expression PLUSCOLON expression RBRACKET'
+        self._indexed_partselect(p, "+:")
+
+    def p_lpartselect_minus(self, p):
+        'lpartselect : identifier LBRACKET expression MINUSCOLON expression RBRACKET'
+        self._indexed_partselect(p, "-:")
+
+    def p_lpartselect_lpointer_plus(self, p):
+        'lpartselect : pointer LBRACKET expression PLUSCOLON expression RBRACKET'
+        self._indexed_partselect(p, "+:")
+
+    def p_lpartselect_lpointer_minus(self, p):
+        'lpartselect : pointer LBRACKET expression MINUSCOLON expression RBRACKET'
+        self._indexed_partselect(p, "-:")
+
+
+def _load_or_build_tables(parser: VerilogParser, table_dir: Path):
+    """Reuse the pickled tables; build and publish them atomically when missing or unreadable.
+
+    Several worker processes may start at once, so a fresh table is written under a private
+    name and renamed into place: a reader never sees a half-written file.
+    """
+    # ply takes the rule defined first in the source as the start symbol; the overrides in
+    # _QuietParser come before pyverilog's file, so the start is named explicitly.
+    options = {"module": parser, "method": "LALR", "start": "source_text", "outputdir": str(table_dir),
+               "debug": False, "write_tables": False, "errorlog": NullLogger()}
+    published = table_dir / f"parsetab-pyverilog-{pyverilog.__version__}.pickle"
+    if published.is_file():
+        try:
+            return yacc(picklefile=str(published), **options)
+        except Exception:  # a truncated or foreign pickle: rebuild below
+            pass
+    private = table_dir / f"parsetab.{os.getpid()}.tmp"
+    tables = yacc(picklefile=str(private), **options)
+    os.replace(private, published)
+    return tables
+
+
+_parser: _QuietParser | None = None
+_parser_lock = threading.Lock()  # the parser and its lexer keep state while parsing
+
+
+def shared_parser() -> _QuietParser:
+    """The process-wide parser, built on first use (callers hold `_parser_lock`)."""
+    global _parser
+    if _parser is None:
+        _parser = _QuietParser(user_cache_dir("pyverilog"))
+    return _parser
+
+
+def preprocess(text: str, path: Path | None = None) -> tuple[str, tuple[str, ...]]:
+    """`text` with directives resolved, line numbers kept, and the header directives set aside.
+
+    Every directive line becomes an empty line so that AST line numbers match the file.
+    """
+    macros: dict[str, str] = {}
+    header: list[str] = []
+    active: list[bool] = []  # one entry per open `ifdef: is its current branch kept?
+    taken: list[bool] = []  # has any branch of that `ifdef been kept?
+    lines = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        directive = _DIRECTIVE.match(line)
+        keeping = all(active)
+        if directive is None:
+            lines.append(_expand_macros(line, macros, path, number) if keeping else "")
+            continue
+        name, rest = directive.group(1), directive.group(2).split("//")[0].strip()
+        if name in ("ifdef", "ifndef"):
+            keep = (rest in macros) == (name == "ifdef")
+            active.append(keep)
+            taken.append(keep)
+        elif name in ("elsif", "else"):
+            if not active:
+                raise HdlrlError(f"`{name} without `ifdef", path, number)
+            keep = not taken[-1] and (name == "else" or rest in macros)
+            active[-1] = keep
+            taken[-1] = taken[-1] or keep
+        elif name == "endif":
+            if not active:
+                raise HdlrlError("`endif without `ifdef", path, number)
+            active.pop()
+            taken.pop()
+        elif not keeping:
+            pass
+        elif name == "define":
+            macro, _, body = rest.partition(" ")
+            if "(" in macro:
+                raise HdlrlError(f"macro with arguments `{macro} is not supported", path, number)
+            macros[macro] = body.strip()
+        elif name == "undef":
+            macros.pop(rest, None)
+        elif name in HEADER_DIRECTIVES:
+            header.append(line.strip())
+        else:
+            raise HdlrlError(f"compiler directive `{name} is not supported by the AST tools", path, number)
+        lines.append("")
+    if active:
+        raise HdlrlError("`ifdef without `endif", path)
+    return "\n".join(lines), tuple(header)
+
+
+def _expand_macros(line: str, macros: dict[str, str], path: Path | None, number: int) -> str:
+    def expand(match: re.Match) -> str:
+        if match.group(1) not in macros:
+            raise HdlrlError(f"undefined macro `{match.group(1)}", path, number)
+        return macros[match.group(1)]
+
+    for _ in range(10):  # macros may use macros; ten levels is plenty for hand-written RTL
+        if "`" not in line:
+            return line
+        line = _MACRO_USE.sub(expand, line)
+    raise HdlrlError("macro expansion does not terminate", path, number)
+
+
+def parse_verilog(text: str, path: Path | None = None) -> ParsedSource:
+    """The AST of `text`; a syntax error is an HdlrlError with the file and line."""
+    source, header = preprocess(text, path)
+    try:
+        with _parser_lock:
+            tree = shared_parser().parse_text(source)
+    except ParseError as error:
+        line = _PARSE_ERROR_LINE.search(str(error))
+        detail = str(error).rpartition(": ")[2]
+        raise HdlrlError(f"pyverilog cannot parse this Verilog (error before {detail})", path, int(line.group(1)) if line else None)
+    return ParsedSource(tree, header)
+
+
+def unparse(parsed: ParsedSource | ast.Node) -> str:
+    """Verilog text for an AST, with the original header directives in front."""
+    if isinstance(parsed, ParsedSource):
+        return "".join(line + "\n" for line in parsed.header) + shared_writer().visit(parsed.tree)
+    return shared_writer().visit(parsed)
+
+
+class VerilogWriter(ASTCodeGenerator):
+    """pyverilog's code generator with its known misprints corrected."""
+
+    def visit_CasezStatement(self, node: ast.CasezStatement) -> str:
+        # pyverilog has no casez template and would print the items without the header
+        items = "".join(self.indent(self.visit(case)) + "\n" for case in node.caselist)
+        return f"casez({del_paren(self.visit(node.comp))})\n{items}endcase"
+
+    def visit_IndexedPartselect(self, node: IndexedPartselect) -> str:
+        return f"{self.visit(node.var)}[{self.visit(node.base)} {node.direction} {self.visit(node.width)}]"
+
+    def visit_Decl(self, node: ast.Decl) -> str:
+        """One declaration a line, and `reg x = v;` kept as an initialiser, not an illegal `assign`."""
+        items: list[str] = []
+        for index, item in enumerate(node.list):
+            if isinstance(item, ast.Assign) and index and isinstance(node.list[index - 1], ast.Variable):
+                items[-1] = f"{items[-1].rstrip(';')} = {del_paren(self.visit(item.right.var))};"
+            else:
+                items.append(self.visit(item))
+        return "\n".join(items)
+
+
+@cache
+def shared_writer() -> VerilogWriter:
+    """One writer per process: each new one recompiles pyverilog's templates (tens of ms)."""
+    return VerilogWriter()

@@ -1,0 +1,309 @@
+"""Differential simulation: the candidate beside the reference, cycle by cycle, on one stimulus.
+
+A design's own testbench checks the cases its author thought of; a candidate tuned for PPA
+can pass it and still differ on an input nobody wrote down. Here both run together in one
+generated testbench, on thousands of cycles of stimulus generated in Python (corner values,
+held values, uniform random, a reset in the middle of the run), and every output is compared
+every cycle. The stimulus goes to the simulator as a `$readmemh` file, so it is the same on
+Icarus and Verilator, reproducible from the seed, and the inputs of a mismatch can be named.
+
+Comparison is X-aware: bits where the reference is X or Z are don't-care (flops without reset,
+reads of unwritten memory), and a candidate X where the reference is 0 or 1 is a mismatch.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import secrets
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from hdlrl.design import Design, Testbench
+from hdlrl.eda.runner import Limits, ToolRunner
+from hdlrl.eda.sim import SimResult, simulator
+from hdlrl.hdl.rename import REFERENCE_PREFIX, prefix_modules
+from hdlrl.verify.interface import Interface, Port
+
+TESTBENCH_TOP = "hdlrl_diffsim_tb"
+TESTBENCH_FILE = "hdlrl_diffsim_tb.v"
+STIMULUS_FILE = "hdlrl_diffsim_stimulus.hex"
+_REPORTED_MISMATCHES = 10  # mismatch lines the testbench prints; it counts all of them
+_MIDRUN_RESET_CYCLES = 2
+
+
+@dataclass(frozen=True)
+class DiffSimOptions:
+    cycles: int = 10000
+    seed: int = 1
+    simulator: str = "verilator"
+    fallback_simulator: str = "icarus"  # used where the primary simulator cannot build the testbench
+    reset_cycles: int = 3
+    midrun_reset: bool = True
+    time_s: float = 120
+
+
+@dataclass
+class Mismatch:
+    cycle: int
+    output: str
+    reference: str  # Verilog literal: 8'h1f, or 8'b0001xxxx where bits are unknown
+    candidate: str
+    inputs: dict[str, str]  # every driven input (reset included) at that cycle
+
+
+@dataclass
+class DiffSimResult:
+    ran: bool  # the testbench compiled and finished
+    agreed: bool
+    cycles: int  # compared cycles (the cycles after the initial reset)
+    mismatched_cycles: int
+    agreement: float  # fraction of compared cycles on which every output matched
+    seed: int
+    simulator: str
+    first_mismatch: Mismatch | None
+    reason: str  # one line
+    wall_s: float
+
+
+@dataclass(frozen=True)
+class Stimulus:
+    """Values of the driven inputs, one row per cycle; the reset (when there is one) is one of them."""
+
+    ports: tuple[Port, ...]
+    rows: tuple[tuple[int, ...], ...]
+    first_compared: int  # outputs are compared from this cycle on
+
+    def inputs_at(self, cycle: int) -> dict[str, str]:
+        return {port.name: verilog_literal(port.width, format(value, f"0{port.width}b"))
+                for port, value in zip(self.ports, self.rows[cycle])}
+
+
+def verilog_literal(width: int, bits: str) -> str:
+    """Hex where every bit is known (8'h1f), binary otherwise so X/Z bits stay visible."""
+    if set(bits) <= {"0", "1"}:
+        return f"{width}'h{int(bits, 2):0{(width + 3) // 4}x}"
+    return f"{width}'b{bits}"
+
+
+def _corner_values(width: int, rng: random.Random) -> tuple[int, ...]:
+    """0, all ones, only the sign bit, the largest positive value, one hot bit."""
+    all_ones = (1 << width) - 1
+    return 0, all_ones, 1 << (width - 1), all_ones >> 1, 1 << rng.randrange(width)
+
+
+def _input_sequence(rng: random.Random, width: int, cycles: int) -> list[int]:
+    """A mix per cycle: a corner value (a quarter of the time), the previous value held for a
+    few cycles (enables, selects and operands that stay put), or uniform random."""
+    values = []
+    value = 0
+    held = 0
+    for _ in range(cycles):
+        if held:
+            held -= 1
+        else:
+            draw = rng.random()
+            if draw < 0.25:
+                value = rng.choice(_corner_values(width, rng))
+            elif draw < 0.4:
+                held = rng.randint(1, 8)
+            else:
+                value = rng.getrandbits(width)
+        values.append(value)
+    return values
+
+
+def _driven_port(interface: Interface, name: str | None) -> Port | None:
+    """The input port `name` of the design description, or None where the interface lacks it."""
+    port = interface.port(name) if name else None
+    return port if port is not None and port.direction == "input" else None
+
+
+def generate_stimulus(design: Design, interface: Interface, options: DiffSimOptions) -> Stimulus:
+    """Every input except the clocks, deterministic per seed; the reset asserted for the first
+    `reset_cycles` cycles and, with `midrun_reset`, for two cycles somewhere in the middle."""
+    rng = random.Random(options.seed)
+    clocks = {clock.name for clock in design.clocks}
+    reset = _driven_port(interface, design.reset.name if design.reset else None)
+    data_ports = tuple(port for port in interface.inputs if port.name not in clocks and port is not reset)
+    columns = [_input_sequence(rng, port.width, options.cycles) for port in data_ports]
+    if reset is None:
+        return Stimulus(data_ports, tuple(zip(*columns)) if columns else ((),) * options.cycles, 0)
+    active = (1 << reset.width) - 1 if design.reset.polarity == "high" else 0
+    inactive = ((1 << reset.width) - 1) ^ active
+    reset_column = [active if cycle < options.reset_cycles else inactive for cycle in range(options.cycles)]
+    if options.midrun_reset and options.cycles >= 4 * (options.reset_cycles + _MIDRUN_RESET_CYCLES):
+        start = rng.randrange(options.cycles // 4, 3 * options.cycles // 4)
+        reset_column[start:start + _MIDRUN_RESET_CYCLES] = [active] * _MIDRUN_RESET_CYCLES
+    first_compared = min(options.reset_cycles, options.cycles)
+    return Stimulus((reset, *data_ports), tuple(zip(reset_column, *columns)), first_compared)
+
+
+def _write_stimulus(path: Path, stimulus: Stimulus) -> None:
+    """One hex word per cycle: the ports concatenated in order, the first in the high bits."""
+    width = sum(port.width for port in stimulus.ports)
+    lines = []
+    for row in stimulus.rows:
+        word = 0
+        for port, value in zip(stimulus.ports, row):
+            word = (word << port.width) | value
+        lines.append(format(word, f"0{(width + 3) // 4}x"))
+    path.write_text("\n".join(lines) + "\n")
+
+
+def _delay(nanoseconds: float) -> str:
+    """A delay literal at the testbench's 1 ps precision."""
+    return format(round(nanoseconds, 3), "f").rstrip("0").rstrip(".")
+
+
+def _declaration(kind: str, width: int, name: str) -> str:
+    return f"    {kind} {f'[{width - 1}:0] ' if width > 1 else ''}{name};"
+
+
+def _testbench(design: Design, interface: Interface, stimulus: Stimulus, nonce: str) -> str:
+    """Verilog that instantiates the reference and the candidate, drives both from the stimulus
+    file and prints a line per mismatch (the first few) and a summary; `nonce` marks the lines
+    so that a candidate's own `$display` cannot forge them."""
+    ports = {port.name for port in interface.inputs}
+    clocks = [clock for clock in design.clocks if clock.name in ports]
+    lines = ["`timescale 1ns/1ps", f"module {TESTBENCH_TOP};"]
+    for clock in clocks:
+        lines += [f"    reg {clock.name} = 1'b0;",
+                  f"    always #{_delay(clock.period_ns / 2)} {clock.name} = ~{clock.name};"]
+    lines += [_declaration("reg", port.width, port.name) for port in stimulus.ports]
+    for port in interface.outputs:
+        lines += [_declaration("wire", port.width, f"hdlrl_reference_{port.name}"),
+                  _declaration("wire", port.width, f"hdlrl_candidate_{port.name}"),
+                  _declaration("bit", port.width, f"hdlrl_known_{port.name}")]
+    for module, instance in ((REFERENCE_PREFIX + interface.top, "reference"), (interface.top, "candidate")):
+        connections = [f".{port.name}({port.name})" for port in interface.inputs]
+        connections += [f".{port.name}(hdlrl_{instance}_{port.name})" for port in interface.outputs]
+        lines.append(f"    {module} hdlrl_{instance} ({', '.join(connections)});")
+
+    width = sum(port.width for port in stimulus.ports)
+    cycles = len(stimulus.rows)
+    lines += [f"    reg [{max(width, 1) - 1}:0] hdlrl_stimulus [0:{max(cycles, 1) - 1}];",
+              "    integer hdlrl_cycle;", "    integer hdlrl_mismatched = 0;", "    integer hdlrl_reported = 0;",
+              "    reg hdlrl_differs;", "",
+              "    task hdlrl_compare;", "        begin", "            hdlrl_differs = 0;"]
+    for port in interface.outputs:
+        reference, candidate, known = (f"hdlrl_{role}_{port.name}"
+                                       for role in ("reference", "candidate", "known"))
+        lines += [
+            f"            {known} = ~({reference} ^ {reference});  // 0 where the reference is X or Z",
+            f"            if ((({reference} ^ {candidate}) & {known}) !== 0) begin",
+            "                hdlrl_differs = 1;",
+            f"                if (hdlrl_reported < {_REPORTED_MISMATCHES})",
+            f'                    $display("HDLRL_MISMATCH {nonce} %0d {port.name} %b %b", hdlrl_cycle, '
+            f'{reference}, {candidate});',
+            "                hdlrl_reported = hdlrl_reported + 1;",
+            "            end",
+        ]
+    lines += ["            if (hdlrl_differs) hdlrl_mismatched = hdlrl_mismatched + 1;",
+              "        end", "    endtask", ""]
+
+    # A cycle is one period of the first clock: inputs change a tenth of a period after its falling
+    # edge, outputs are compared a tenth before the next one, after the rising edge between them.
+    # Without a clock, a cycle is: apply the inputs, wait 1 ns, compare.
+    period = clocks[0].period_ns if clocks else None
+    apply = f"#{_delay(period / 10)} " if period else ""
+    settle = f"#{_delay(period * 8 / 10)}" if period else "#1"
+    drive = f"{{{', '.join(port.name for port in stimulus.ports)}}} = hdlrl_stimulus[hdlrl_cycle];" if width else ";"
+    lines += ["    initial begin"]
+    if width:
+        lines.append(f'        $readmemh("{STIMULUS_FILE}", hdlrl_stimulus);')
+    lines += [
+        f"        for (hdlrl_cycle = 0; hdlrl_cycle < {cycles}; hdlrl_cycle = hdlrl_cycle + 1) begin",
+        f"            {apply}{drive}",
+        f"            {settle} if (hdlrl_cycle >= {stimulus.first_compared}) hdlrl_compare;",
+    ]
+    if clocks:
+        lines.append(f"            @(negedge {clocks[0].name});")
+    lines += [
+        "        end",
+        f'        $display("HDLRL_DIFFSIM {nonce} cycles=%0d mismatched=%0d", {cycles - stimulus.first_compared}, '
+        "hdlrl_mismatched);",
+        "        $finish;",
+        "    end",
+        "endmodule",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _write_prefixed_reference(scratch: Path, sources: list[Path]) -> list[Path]:
+    """Copies of the reference with every module renamed `hdlrl_ref_<name>`, each beside its
+    original so that relative `include`s resolve the same way."""
+    texts = prefix_modules([(scratch / source).read_text(errors="replace") for source in sources])
+    copies = [source.parent / f"{REFERENCE_PREFIX}{source.name}" for source in sources]
+    for copy, text in zip(copies, texts):
+        (scratch / copy).write_text(text)
+    return copies
+
+
+def _simulate(runner: ToolRunner, sources: list[Path], testbench: Testbench, include_dirs: list[Path],
+              options: DiffSimOptions) -> SimResult:
+    """The primary simulator, and the fallback where the primary cannot build the testbench."""
+    limits = Limits(time_s=options.time_s, memory_mb=runner.limits.memory_mb)
+    result = simulator(options.simulator).simulate(runner, sources, testbench, include_dirs, limits)
+    if not result.compiled and options.fallback_simulator and options.fallback_simulator != options.simulator:
+        result = simulator(options.fallback_simulator).simulate(runner, sources, testbench, include_dirs, limits)
+    return result
+
+
+def _first_mismatch(lines: list[str], nonce: str, interface: Interface, stimulus: Stimulus) -> Mismatch | None:
+    """The first mismatch line the testbench printed (a candidate's `$write` may precede it on its line)."""
+    for line in lines:
+        found = re.search(rf"HDLRL_MISMATCH {nonce} (\d+) (\S+) ([01xzXZ]+) ([01xzXZ]+)", line)
+        if found and interface.port(found[2]) is not None:
+            cycle, output = int(found[1]), found[2]
+            width = interface.port(output).width
+            return Mismatch(cycle, output, verilog_literal(width, found[3]), verilog_literal(width, found[4]),
+                            stimulus.inputs_at(cycle))
+    return None
+
+
+def _failed(options: DiffSimOptions, simulator_name: str, reason: str, started: float) -> DiffSimResult:
+    return DiffSimResult(False, False, 0, 0, 0.0, options.seed, simulator_name, None, reason,
+                         time.perf_counter() - started)
+
+
+def differential_simulation(runner: ToolRunner, design: Design, interface: Interface,
+                            reference_sources: list[Path], candidate_sources: list[Path],
+                            include_dirs: list[Path], options: DiffSimOptions) -> DiffSimResult:
+    """Simulate the candidate beside the reference on generated stimulus and compare every
+    output every cycle. Sources are staged in `runner.scratch` (paths relative to it). Never
+    raises for a candidate that does not compile or hangs: `ran` is False, `reason` says why."""
+    started = time.perf_counter()
+    scratch = runner.scratch
+    nonce = secrets.token_hex(4)
+    stimulus = generate_stimulus(design, interface, options)
+    _write_stimulus(scratch / STIMULUS_FILE, stimulus)
+    (scratch / TESTBENCH_FILE).write_text(_testbench(design, interface, stimulus, nonce))
+    # The testbench comes first: its `timescale then also covers sources that declare none.
+    sources = [Path(TESTBENCH_FILE), *_write_prefixed_reference(scratch, reference_sources), *candidate_sources]
+    testbench = Testbench("verilog", (Path(TESTBENCH_FILE),), TESTBENCH_TOP, None,
+                          pass_pattern=f"HDLRL_DIFFSIM {nonce} ", fail_pattern=f"HDLRL_MISMATCH {nonce} ")
+    result = _simulate(runner, sources, testbench, include_dirs, options)
+    if not result.compiled:
+        return _failed(options, result.simulator, f"{result.simulator} could not build the testbench: {result.reason}",
+                       started)
+    summary = re.search(rf"HDLRL_DIFFSIM {nonce} cycles=(\d+) mismatched=(\d+)", result.output_tail)
+    if summary is None:
+        # The time and memory limits have their own reasons; otherwise something called $finish early.
+        last_line = (result.output_tail.strip().splitlines() or ["no output"])[-1].strip()
+        reason = result.reason if result.reason.startswith("simulation exceeded") else (
+            f"the simulation ended before its last cycle: {last_line}")
+        return _failed(options, result.simulator, reason, started)
+    cycles, mismatched = int(summary[1]), int(summary[2])
+    first = _first_mismatch(result.fail_lines, nonce, interface, stimulus)
+    if not mismatched:
+        reason = f"reference and candidate agree on all {cycles} cycles (seed {options.seed}, {result.simulator})"
+    elif first is None:
+        reason = f"{mismatched} of {cycles} cycles differ"
+    else:
+        given = " ".join(f"{name}={value}" for name, value in first.inputs.items())
+        reason = (f"output {first.output} differs at cycle {first.cycle}: reference {first.reference}, "
+                  f"candidate {first.candidate} ({given}); {mismatched} of {cycles} cycles differ")
+    return DiffSimResult(True, mismatched == 0, cycles, mismatched, (cycles - mismatched) / cycles if cycles else 1.0,
+                         options.seed, result.simulator, first, reason, time.perf_counter() - started)
