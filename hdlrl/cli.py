@@ -22,6 +22,12 @@ def _add_executor_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ray-address", help="address of a running Ray cluster (default: start one locally)")
 
 
+def _add_gate_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--flow", type=Path, help="gate flow YAML (default: flows/gate.yaml)")
+    parser.add_argument("--no-cache", action="store_true", help="always run the tools")
+    parser.add_argument("--no-sandbox", action="store_true", help="run tools without bubblewrap")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hdlrl", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -40,11 +46,29 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--report", type=Path, help="also write a Markdown table to this file")
     evaluate.add_argument("--metrics", type=Path, help="write ORFS-shaped metrics JSON here (one design)")
 
+    gate = commands.add_parser("gate", help="the verification gate's verdict on a candidate")
+    gate.add_argument("design", type=Path, metavar="DESIGN_DIR")
+    gate.add_argument("--rtl", type=Path, action="append", required=True, help="candidate source(s)")
+    _add_pdk_arguments(gate)
+    _add_gate_arguments(gate)
+    gate.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    gate.add_argument("--no-ppa", action="store_true", help="stop after equivalence (no synthesis)")
+
     mutants = commands.add_parser("mutants", help="write seeded mutants of a design's RTL")
     mutants.add_argument("design", type=Path, metavar="DESIGN_DIR")
     mutants.add_argument("--n", type=int, default=30, help="how many mutants")
     mutants.add_argument("--out", type=Path, required=True, help="folder for mutant_NNN/ and mutants.json")
     mutants.add_argument("--seed", type=int, default=0)
+
+    gate_score = commands.add_parser("gate-score", help="the gate's strength: mutants killed, false rejections")
+    gate_score.add_argument("designs", nargs="+", type=Path, metavar="DESIGN_DIR")
+    gate_score.add_argument("--n", type=int, default=30, help="mutants per design")
+    gate_score.add_argument("--seed", type=int, default=0)
+    _add_pdk_arguments(gate_score)
+    _add_executor_arguments(gate_score)
+    _add_gate_arguments(gate_score)
+    gate_score.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    gate_score.add_argument("--report", type=Path, help="also write a Markdown table to this file")
 
     importer = commands.add_parser("import", help="import benchmark designs into the design format")
     importer.add_argument("suite", choices=("rtllm",))
@@ -82,6 +106,14 @@ def main(argv: list[str] | None = None) -> int:
             from hdlrl.commands.evaluate import run_eval
 
             return run_eval(arguments)
+        if arguments.command == "gate":
+            from hdlrl.commands.gate import run_gate
+
+            return run_gate(arguments)
+        if arguments.command == "gate-score":
+            from hdlrl.commands.gate import run_gate_score
+
+            return run_gate_score(arguments)
         if arguments.command == "mutants":
             from hdlrl.commands.mutants import run_mutants
 

@@ -1,0 +1,75 @@
+"""`hdlrl gate` (one verdict) and `hdlrl gate-score` (the gate's strength, by mutants)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from hdlrl.design import load_design
+from hdlrl.errors import HdlrlError
+from hdlrl.evaluate.cache import ResultCache
+from hdlrl.evaluate.executors import make_executor
+from hdlrl.paths import user_cache_dir
+from hdlrl.pdk import get_pdk
+from hdlrl.report import markdown_table, text_table
+from hdlrl.serialize import to_jsonable
+from hdlrl.verify.flow import DEFAULT_GATE_FLOW, load_gate_flow
+from hdlrl.verify.job import GateJob, run_gate_job
+from hdlrl.verify.score import GateScore, score_design
+
+SCORE_HEADERS = ("design", "mutants", "equivalent", "killed_by_testbench", "kill_rate_testbench",
+                 "killed_by_gate", "kill_rate_gate", "false_rejections", "gate_median_s", "gate_p95_s")
+
+
+def _cache_path(arguments: argparse.Namespace) -> Path | None:
+    if arguments.no_cache:
+        return None
+    path = user_cache_dir() / "results.sqlite"
+    ResultCache(path).close()  # create the table once, before workers race to
+    return path
+
+
+def run_gate(arguments: argparse.Namespace) -> int:
+    design = load_design(arguments.design)
+    for path in arguments.rtl:
+        if not path.is_file():
+            raise HdlrlError("candidate source not found", path)
+    job = GateJob(design, tuple(path.resolve() for path in arguments.rtl), get_pdk(arguments.pdk, arguments.pdk_dir),
+                  load_gate_flow(arguments.flow or DEFAULT_GATE_FLOW), _cache_path(arguments),
+                  False if arguments.no_sandbox else None, with_ppa=not arguments.no_ppa)
+    verdict = run_gate_job(job)
+    if arguments.json:
+        print(json.dumps(verdict.summary(), indent=2))
+    else:
+        rows = [("accepted", "yes" if verdict.accepted else "no"), ("stage", verdict.stage), ("level", verdict.level),
+                ("reason", verdict.reason or "-"), ("reward", round(verdict.reward, 4)),
+                ("differential", f"{verdict.differential_agreement} over {verdict.differential_cycles} cycles, "
+                                 f"seed {verdict.differential_seed}" if verdict.differential_agreement is not None else "-"),
+                ("ppa ratio", verdict.ppa_ratio if verdict.ppa_ratio is not None else "-")]
+        print(text_table(("field", "value"), rows))
+    return 0 if verdict.accepted else 1
+
+
+def _score_row(score: GateScore) -> tuple:
+    return tuple(getattr(score, name) for name in SCORE_HEADERS)
+
+
+def run_gate_score(arguments: argparse.Namespace) -> int:
+    designs = [load_design(path) for path in arguments.designs]
+    pdk = get_pdk(arguments.pdk, arguments.pdk_dir)
+    flow = load_gate_flow(arguments.flow or DEFAULT_GATE_FLOW)
+    cache_path = _cache_path(arguments)
+    executor = make_executor(arguments.executor, arguments.workers, arguments.ray_address)
+    try:
+        scores = [score_design(design, arguments.n, pdk, flow, executor, cache_path, arguments.seed,
+                               False if arguments.no_sandbox else None) for design in designs]
+    finally:
+        executor.close()
+    if arguments.report:
+        arguments.report.write_text(markdown_table(SCORE_HEADERS, [_score_row(score) for score in scores]) + "\n")
+    if arguments.json:
+        print(json.dumps(to_jsonable(scores[0]) if len(scores) == 1 else to_jsonable(scores), indent=2))
+    else:
+        print(text_table(SCORE_HEADERS, [_score_row(score) for score in scores]))
+    return 0

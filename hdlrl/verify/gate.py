@@ -1,0 +1,220 @@
+"""The verification gate: one candidate against its design's reference, one `Verdict`.
+
+Stages run cheapest first and stop at the first rejection, so a broken candidate costs a
+parse, not a proof:
+
+    screen -> parse -> elaborate -> interface lock -> lint and structure -> the design's
+    testbench -> differential simulation against the reference -> formal equivalence -> PPA
+
+A candidate is accepted only when every stage passes and the equivalence level reached is
+one the flow accepts; "failed" (a counterexample) never is, and a proof that timed out is
+"unknown", which leaves the level at what simulation showed ("simulated").
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hdlrl.design import Design
+from hdlrl.eda.diagnostics import first_error
+from hdlrl.eda.runner import ToolRunner
+from hdlrl.eda.toolchain import require_tool
+from hdlrl.evaluate.cascade import lint_sources, measure_ppa, run_testbench, screen_design, stage_scratch
+from hdlrl.evaluate.result import PPA, EvalResult
+from hdlrl.pdk import Pdk
+from hdlrl.serialize import from_jsonable, to_jsonable
+from hdlrl.verify.diffsim import Mismatch, differential_simulation
+from hdlrl.verify.equivalence import check_equivalence
+from hdlrl.verify.flow import GateFlow
+from hdlrl.verify.interface import Interface, InterfaceError, interface_differences, read_interface
+from hdlrl.verify.reward import accepted_reward, rejected_reward
+from hdlrl.verify.structure import StructureIssue, check_structure
+
+REFERENCE_DIR = "reference"
+
+
+@dataclass
+class Evidence:
+    """What a rejection (or an acceptance) rests on, for the policy's feedback and for people."""
+
+    interface_differences: list[str] = field(default_factory=list)
+    structure_issues: list[StructureIssue] = field(default_factory=list)
+    testbench_fail_lines: list[str] = field(default_factory=list)
+    mismatch: Mismatch | None = None
+    counterexample: list[dict[str, str]] | None = None
+
+
+@dataclass
+class Verdict:
+    design: str
+    accepted: bool
+    stage: str  # the stage that rejected the candidate, or "done"
+    level: str  # proven, bounded(N), simulated, failed, or none (rejected before simulation)
+    reason: str  # one line; empty when accepted
+    reward: float = 0.0  # the hierarchical dense reward (hdlrl/verify/reward.py)
+    testbench_pass_ratio: float | None = None
+    differential_agreement: float | None = None
+    differential_seed: int | None = None
+    differential_cycles: int = 0
+    simulator: str | None = None
+    ppa: PPA | None = None
+    reference_ppa: PPA | None = None
+    ppa_ratio: float | None = None  # candidate PPA product / reference's: below 1 is better
+    evidence: Evidence = field(default_factory=Evidence)
+    sandboxed: bool = False
+    wall_s: float = 0.0
+    cache_key: str = ""
+    cached: bool = False
+
+    def to_dict(self) -> dict:
+        return to_jsonable(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Verdict":
+        return from_jsonable(cls, data)
+
+    def summary(self) -> dict:
+        """The machine-readable answer of `hdlrl gate --json`."""
+        return {
+            "design": self.design, "accepted": self.accepted, "stage": self.stage, "level": self.level,
+            "reason": self.reason, "reward": round(self.reward, 6),
+            "testbench_pass_ratio": self.testbench_pass_ratio,
+            "differential_agreement": self.differential_agreement,
+            "differential_seed": self.differential_seed, "differential_cycles": self.differential_cycles,
+            "simulator": self.simulator,
+            "ppa": to_jsonable(self.ppa) if self.ppa else None,
+            "reference_ppa": to_jsonable(self.reference_ppa) if self.reference_ppa else None,
+            "ppa_ratio": self.ppa_ratio,
+            "evidence": to_jsonable(self.evidence),
+            "sandboxed": self.sandboxed, "cached": self.cached, "wall_s": round(self.wall_s, 4),
+        }
+
+
+def _reject(verdict: Verdict, stage: str, reason: str, progress: float = 0.0) -> Verdict:
+    verdict.stage, verdict.reason = stage, reason
+    verdict.reward = rejected_reward(stage, progress)
+    return verdict
+
+
+def _stage_reference(design: Design, scratch: Path) -> list[Path]:
+    """The reference RTL under scratch/reference/, apart from the candidate's copies."""
+    placed = []
+    for path in design.rtl:
+        relative = Path(REFERENCE_DIR) / path.relative_to(design.root)
+        (scratch / relative).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, scratch / relative)
+        placed.append(relative)
+    return placed
+
+
+def _elaboration_failure(runner: ToolRunner, sources: list[Path], includes: list[Path],
+                         error: InterfaceError) -> tuple[str, str]:
+    """("parse" or "elaborate", reason): re-read without `hierarchy` to tell which failed."""
+    include_flags = " ".join(f"-I{directory}" for directory in includes)
+    reads = "; ".join(f"read_verilog -sv {include_flags} {source}" for source in sources)
+    run = runner.run([require_tool("yosys").path, "-q", "-p", reads])
+    if not run.ok:
+        return "parse", first_error("yosys", run.output, str(error))
+    return "elaborate", str(error)
+
+
+def gate(design: Design, candidate: tuple[Path, ...], pdk: Pdk, flow: GateFlow, reference: Interface | None = None,
+         reference_ppa: PPA | None = None, with_ppa: bool = True, sandbox: bool | None = None) -> Verdict:
+    """Judge `candidate` (RTL files replacing `design.rtl`) against the design's reference.
+
+    `reference` and `reference_ppa` may be passed in when judging many candidates of one
+    design; otherwise they are measured here. `with_ppa=False` stops after equivalence
+    (mutation scoring needs the verdict, not the PPA).
+    """
+    started = time.perf_counter()
+    scratch = Path(tempfile.mkdtemp(prefix=f"hdlrl-gate-{design.name}-"))
+    evaluation = flow.evaluation
+    runner = ToolRunner(scratch, evaluation.limits, sandbox=sandbox, readable=(pdk.liberty,))
+    verdict = Verdict(design.name, False, "screen", "none", "", sandboxed=runner.sandboxed,
+                      reference_ppa=reference_ppa)
+    try:
+        _run_gate(design, design.with_rtl(candidate), pdk, flow, runner, reference, with_ppa, verdict)
+    finally:
+        verdict.wall_s = time.perf_counter() - started
+        shutil.rmtree(scratch, ignore_errors=True)
+    return verdict
+
+
+def _run_gate(design: Design, candidate: Design, pdk: Pdk, flow: GateFlow, runner: ToolRunner,
+              reference: Interface | None, with_ppa: bool, verdict: Verdict) -> None:
+    refusal = screen_design(candidate)
+    if refusal:
+        _reject(verdict, "screen", refusal)
+        return
+    scratch = runner.scratch
+    reference_rtl = _stage_reference(design, scratch)
+    rtl, testbench, includes = stage_scratch(candidate, scratch)
+    if reference is None:
+        reference = read_interface(runner, reference_rtl, design.top, includes, "reference_interface.json")
+    try:
+        interface = read_interface(runner, rtl, design.top, includes)
+    except InterfaceError as error:
+        stage, reason = _elaboration_failure(runner, rtl, includes, error)
+        _reject(verdict, stage, reason)
+        return
+    differences = interface_differences(reference, interface)
+    if differences:
+        verdict.evidence.interface_differences = differences
+        _reject(verdict, "interface", "interface changed: " + "; ".join(differences))
+        return
+
+    lint = lint_sources(runner, rtl, design.top, includes, flow.evaluation)
+    if lint and not lint[-1].ok:
+        _reject(verdict, "structure", lint[-1].reason)
+        return
+    structure = check_structure(runner, rtl, design.top, includes)
+    if not structure.ok:
+        verdict.evidence.structure_issues = structure.issues
+        _reject(verdict, "structure", structure.reason)
+        return
+
+    simulation = run_testbench(candidate, runner, rtl, testbench, includes, flow.evaluation)
+    verdict.simulator = simulation.simulator
+    verdict.testbench_pass_ratio = 1.0 if simulation.passed else 0.0
+    if not simulation.passed:
+        verdict.evidence.testbench_fail_lines = simulation.fail_lines
+        _reject(verdict, "testbench", simulation.reason, verdict.testbench_pass_ratio)
+        return
+
+    differential = differential_simulation(runner, design, reference, reference_rtl, rtl, includes, flow.differential)
+    verdict.differential_seed, verdict.differential_cycles = differential.seed, differential.cycles
+    verdict.differential_agreement = differential.agreement if differential.ran else 0.0
+    if not differential.ran or not differential.agreed:
+        verdict.level = "failed" if differential.ran else "none"
+        verdict.evidence.mismatch = differential.first_mismatch
+        _reject(verdict, "differential", differential.reason, verdict.differential_agreement)
+        return
+
+    equivalence = check_equivalence(runner, design, reference, reference_rtl, rtl, includes, flow.equivalence)
+    verdict.evidence.counterexample = equivalence.counterexample
+    if equivalence.level == "failed":
+        verdict.level = "failed"
+        _reject(verdict, "equivalence", equivalence.reason)
+        return
+    verdict.level = equivalence.label if equivalence.level in ("proven", "bounded") else "simulated"
+    level_name = verdict.level.split("(")[0]
+    if level_name not in flow.accept_levels:
+        _reject(verdict, "equivalence", f"equivalence reached only {verdict.level} "
+                f"(accepted: {', '.join(flow.accept_levels)}): {equivalence.reason}".rstrip(": "))
+        return
+
+    if with_ppa:
+        measured = EvalResult(design.name, design.top, pdk.name, False, "synthesize", "")
+        measure_ppa(runner, rtl, candidate, includes, pdk, flow.evaluation, measured)
+        if not measured.verified:
+            _reject(verdict, "ppa", measured.reason)
+            return
+        verdict.ppa = measured.ppa
+        if verdict.reference_ppa is not None:
+            verdict.ppa_ratio = measured.ppa.normalised_to(verdict.reference_ppa, design.objective)
+    verdict.accepted, verdict.stage = True, "done"
+    verdict.reward = accepted_reward(verdict.ppa_ratio if verdict.ppa_ratio is not None else 1.0)

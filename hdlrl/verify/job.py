@@ -1,0 +1,63 @@
+"""One gate verdict as a job: picklable for process pools and Ray, answered from the cache.
+
+The cache key covers the candidate (normalised), the reference sources, the testbench, the
+gate flow (which holds the evaluation flow), the PDK and the tool versions, so a verdict is
+reused only when nothing that could change it has changed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from hdlrl.design import Design
+from hdlrl.eda.toolchain import tool_versions
+from hdlrl.errors import HdlrlError
+from hdlrl.evaluate.cache import cache_key, cached_result, rtl_digest
+from hdlrl.evaluate.cascade import TOOLS
+from hdlrl.evaluate.job import EvalJob, run_job
+from hdlrl.pdk import Pdk
+from hdlrl.verify.flow import GateFlow
+from hdlrl.verify.gate import Verdict, gate
+from hdlrl.verify.interface import InterfaceError
+
+GATE_SCHEMA = 1  # bump when Verdict or the gate's stages change meaning
+
+
+@dataclass(frozen=True)
+class GateJob:
+    design: Design  # the reference design
+    candidate: tuple[Path, ...]
+    pdk: Pdk
+    flow: GateFlow
+    cache_path: Path | None = None
+    sandbox: bool | None = None
+    with_ppa: bool = True
+
+    def key(self) -> str:
+        extra = {"kind": "gate", "schema": GATE_SCHEMA, "with_ppa": self.with_ppa,
+                 "reference": [rtl_digest(path) for path in self.design.rtl]}
+        return cache_key(self.design.with_rtl(self.candidate), self.pdk, self.flow, tool_versions(TOOLS), extra)
+
+    def run(self) -> Verdict:
+        return run_gate_job(self)
+
+
+def _judge(job: GateJob) -> Verdict:
+    reference_ppa = None
+    if job.with_ppa:
+        reference = run_job(EvalJob(job.design, job.pdk, job.flow.evaluation, job.cache_path, job.sandbox))
+        if not reference.verified:
+            raise HdlrlError(f"the reference itself fails the evaluation at {reference.stage}: {reference.reason}",
+                             job.design.root / "design.yaml")
+        reference_ppa = reference.ppa
+    try:
+        return gate(job.design, job.candidate, job.pdk, job.flow, reference_ppa=reference_ppa,
+                    with_ppa=job.with_ppa, sandbox=job.sandbox)
+    except InterfaceError as error:
+        raise HdlrlError(f"the reference does not elaborate: {error}", job.design.root / "design.yaml") from None
+
+
+def run_gate_job(job: GateJob) -> Verdict:
+    """The verdict on `job.candidate`, from the cache when the same inputs were judged before."""
+    return cached_result(job.cache_path, job.key, Verdict, lambda: _judge(job))

@@ -1,0 +1,167 @@
+"""The verification gate on the project's own designs: the four known reward hacks are rejected
+with the right reason, and equivalent rewrites are accepted (real Yosys, Verilator, Icarus)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from hdlrl.cli import main
+from hdlrl.design import load_design
+from hdlrl.pdk import get_pdk
+from hdlrl.verify.flow import GateFlow, load_gate_flow
+from hdlrl.verify.gate import Verdict, gate
+from hdlrl.verify.reward import accepted_reward, rejected_reward, STAGE_CREDIT
+
+DESIGNS = Path(__file__).resolve().parents[1] / "designs"
+FLOW = load_gate_flow()
+
+
+def candidate(tmp_path: Path, design: str, edit) -> tuple[Path, ...]:
+    """The design's RTL with `edit(text)` applied, written under tmp_path."""
+    source = next((DESIGNS / design / "rtl").glob("*.v"))
+    text = source.read_text()
+    edited = edit(text)
+    assert edited != text, "the edit did not apply"
+    target = tmp_path / source.name
+    target.write_text(edited)
+    return (target,)
+
+
+def judge(design: str, sources: tuple[Path, ...], flow: GateFlow = FLOW, with_ppa: bool = False) -> Verdict:
+    return gate(load_design(DESIGNS / design), sources, get_pdk("generic"), flow, with_ppa=with_ppa)
+
+
+# --- the four reward hacks -------------------------------------------------------------
+
+def test_fsm_equal_for_a_bounded_depth_only_is_rejected_and_never_proven(tmp_path: Path) -> None:
+    """Like a bounded miter, seq_detect's own testbench (resets every ~400 cycles) cannot see a
+    detector that goes blind 3000 cycles after reset; the differential run of 10,000 cycles does."""
+    def blind_after_3000_cycles(text: str) -> str:
+        text = text.replace("    reg [2:0] state, next;", """    reg [2:0] state, next;
+    reg [11:0] since_reset;
+    always @(posedge clk or negedge rst_n)
+        if (!rst_n) since_reset <= 12'd0;
+        else if (since_reset != 12'hfff) since_reset <= since_reset + 12'd1;""")
+        return text.replace("assign detected = (state == S_1011);",
+                            "assign detected = (state == S_1011) && (since_reset < 12'd3000);")
+
+    sources = candidate(tmp_path, "seq_detect", blind_after_3000_cycles)
+    verdict = judge("seq_detect", sources)
+    assert not verdict.accepted
+    assert verdict.stage == "differential", verdict.reason
+    assert verdict.level == "failed"
+    mismatch = verdict.evidence.mismatch
+    assert mismatch is not None and mismatch.output == "detected" and mismatch.cycle >= 3000
+    assert verdict.testbench_pass_ratio == 1.0  # the design's own testbench was fooled
+
+
+def test_narrowed_address_bus_is_rejected_by_the_interface_lock(tmp_path: Path) -> None:
+    def narrow(text: str) -> str:
+        return text.replace("input  wire [3:0] addr", "input  wire [2:0] addr").replace("mem [0:15]", "mem [0:7]")
+
+    verdict = judge("spram16x8", candidate(tmp_path, "spram16x8", narrow))
+    assert not verdict.accepted and verdict.stage == "interface"
+    assert verdict.evidence.interface_differences == ["port addr is input [3] addr, reference input [4] addr"]
+    assert "addr" in verdict.reason
+
+
+def test_multiply_driven_net_is_rejected_by_the_structure_check(tmp_path: Path) -> None:
+    def second_driver(text: str) -> str:
+        return text.replace("assign zero = (y == 8'h00);", "assign zero = (y == 8'h00);\n    assign zero = ~|y;")
+
+    verdict = judge("alu8", candidate(tmp_path, "alu8", second_driver))
+    assert not verdict.accepted and verdict.stage == "structure"
+    assert re.search(r"multipl|driv", verdict.reason, re.IGNORECASE), verdict.reason
+
+
+def test_changed_port_type_is_rejected_by_the_interface_lock(tmp_path: Path) -> None:
+    def signed_operand(text: str) -> str:
+        return text.replace("input  wire [15:0] a,", "input  wire signed [15:0] a,")
+
+    verdict = judge("adder16", candidate(tmp_path, "adder16", signed_operand))
+    assert not verdict.accepted and verdict.stage == "interface"
+    assert verdict.reason == "interface changed: port a is input signed [16] a, reference input [16] a"
+
+
+# --- equivalent rewrites are accepted --------------------------------------------------
+
+def test_reference_is_accepted_as_proven_with_its_ppa(tmp_path: Path) -> None:
+    design = load_design(DESIGNS / "alu8")
+    verdict = gate(design, design.rtl, get_pdk("generic"), FLOW, with_ppa=True)
+    assert verdict.accepted and verdict.stage == "done" and verdict.reason == ""
+    assert verdict.level == "proven"
+    assert verdict.differential_cycles >= 10_000 and verdict.differential_agreement == 1.0
+    assert verdict.ppa is not None and verdict.ppa.area_um2 > 0 and verdict.ppa.delay_ns > 0
+
+
+def test_reordered_case_and_explicit_adder_are_accepted(tmp_path: Path) -> None:
+    def reorder_and_ripple(text: str) -> str:
+        lines = text.splitlines()
+        items = [index for index, line in enumerate(lines) if re.match(r"\s+OP_[A-Z]+:", line)]
+        reordered = [lines[index] for index in reversed(items)]
+        for index, line in zip(items, reordered):
+            lines[index] = line
+        text = "\n".join(lines) + "\n"
+        return text.replace("wire [8:0] sum  = {1'b0, a} + {1'b0, b};", """reg  [8:0] sum;
+    integer bit_index;
+    always @* begin
+        sum[0] = 1'b0;
+        sum[8] = 1'b0;
+        for (bit_index = 0; bit_index < 8; bit_index = bit_index + 1) begin
+            sum[bit_index] = a[bit_index] ^ b[bit_index] ^ sum[8];
+            sum[8] = (a[bit_index] & b[bit_index]) | (sum[8] & (a[bit_index] ^ b[bit_index]));
+        end
+    end""")
+
+    verdict = judge("alu8", candidate(tmp_path, "alu8", reorder_and_ripple))
+    assert verdict.accepted, verdict.reason
+    assert verdict.level == "proven"
+
+
+def test_renamed_state_register_is_accepted(tmp_path: Path) -> None:
+    def rename(text: str) -> str:
+        return re.sub(r"\bnext\b", "next_state", re.sub(r"\bstate\b", "current_state", text))
+
+    verdict = judge("seq_detect", candidate(tmp_path, "seq_detect", rename))
+    assert verdict.accepted, verdict.reason
+    assert verdict.level in ("proven", "bounded(20)")
+
+
+def test_refactored_control_without_retiming_is_accepted(tmp_path: Path) -> None:
+    def refactor(text: str) -> str:
+        body = text[text.index("    wire [15:0] prod"):text.index("endmodule")]
+        return text.replace(body, """    always @(posedge clk)
+        if (rst || clr) acc <= 20'd0;
+        else if (en)    acc <= acc + a * b;
+""")
+
+    verdict = judge("mac8", candidate(tmp_path, "mac8", refactor))
+    assert verdict.accepted, verdict.reason
+    assert verdict.level in ("proven", "bounded(20)")
+
+
+# --- the reward is monotone ----------------------------------------------------------------
+
+def test_reward_ladder_is_monotone() -> None:
+    ladder = [rejected_reward(stage, progress) for stage in STAGE_CREDIT for progress in (0.0, 0.5, 1.0)]
+    assert ladder == sorted(ladder)
+    assert max(ladder) < accepted_reward(1e6)  # the worst accepted PPA beats every rejection
+    assert accepted_reward(0.5) > accepted_reward(1.0) > accepted_reward(2.0)
+
+
+# --- the command line ---------------------------------------------------------------------
+
+def test_gate_command_prints_the_verdict_as_json(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    def swap_and_or(text: str) -> str:
+        return text.replace("OP_AND: y = a & b;", "OP_AND: y = a | b;")
+
+    sources = candidate(tmp_path, "alu8", swap_and_or)
+    status = main(["gate", str(DESIGNS / "alu8"), "--rtl", str(sources[0]), "--json", "--no-ppa"])
+    verdict = json.loads(capsys.readouterr().out)
+    assert status == 1
+    assert verdict["accepted"] is False and verdict["stage"] in ("testbench", "differential")
+    assert verdict["level"] in ("failed", "none") and verdict["reason"]
