@@ -45,3 +45,14 @@ def from_jsonable(kind: Any, data: Any) -> Any:
     if kind is Path:
         return Path(data)
     return data
+
+
+class JsonRecord:
+    """Mixin for result dataclasses that are cached and sent to workers as JSON."""
+
+    def to_dict(self) -> dict:
+        return to_jsonable(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Any:
+        return from_jsonable(cls, data)

@@ -10,7 +10,7 @@ from hdlrl.eda.lint import LintResult
 from hdlrl.eda.sim import SimResult
 from hdlrl.eda.sta import TimingResult
 from hdlrl.eda.synth import SynthResult
-from hdlrl.serialize import from_jsonable, to_jsonable
+from hdlrl.serialize import JsonRecord, to_jsonable
 
 STAGES = ("screen", "lint", "simulate", "synthesize", "timing", "done")
 
@@ -41,7 +41,7 @@ class ToolCall:
 
 
 @dataclass
-class EvalResult:
+class EvalResult(JsonRecord):
     design: str
     top: str
     pdk: str
@@ -59,13 +59,6 @@ class EvalResult:
     wall_s: float = 0.0
     cache_key: str = ""
     cached: bool = False
-
-    def to_dict(self) -> dict:
-        return to_jsonable(self)
-
-    @classmethod
-    def from_dict(cls, data: dict) -> "EvalResult":
-        return from_jsonable(cls, data)
 
     def summary(self) -> dict:
         """The machine-readable answer of `hdlrl eval --json`."""

@@ -26,7 +26,7 @@ from hdlrl.eda.toolchain import require_tool
 from hdlrl.evaluate.cascade import lint_sources, measure_ppa, run_testbench, screen_design, stage_scratch
 from hdlrl.evaluate.result import PPA, EvalResult
 from hdlrl.pdk import Pdk
-from hdlrl.serialize import from_jsonable, to_jsonable
+from hdlrl.serialize import JsonRecord, to_jsonable
 from hdlrl.verify.diffsim import Mismatch, differential_simulation
 from hdlrl.verify.equivalence import check_equivalence
 from hdlrl.verify.flow import GateFlow
@@ -49,7 +49,7 @@ class Evidence:
 
 
 @dataclass
-class Verdict:
+class Verdict(JsonRecord):
     design: str
     accepted: bool
     stage: str  # the stage that rejected the candidate, or "done"
@@ -69,13 +69,6 @@ class Verdict:
     wall_s: float = 0.0
     cache_key: str = ""
     cached: bool = False
-
-    def to_dict(self) -> dict:
-        return to_jsonable(self)
-
-    @classmethod
-    def from_dict(cls, data: dict) -> "Verdict":
-        return from_jsonable(cls, data)
 
     def summary(self) -> dict:
         """The machine-readable answer of `hdlrl gate --json`."""
