@@ -28,6 +28,7 @@ from pathlib import Path
 from hdlrl.design import Design
 from hdlrl.eda.diagnostics import first_error
 from hdlrl.eda.runner import Limits, ToolRun, ToolRunner
+from hdlrl.eda.synth.yosys import read_commands
 from hdlrl.eda.toolchain import require_tool
 from hdlrl.hdl.rename import REFERENCE_PREFIX, prefix_modules
 from hdlrl.verify.interface import Interface
@@ -107,9 +108,8 @@ def _stage_reference(runner: ToolRunner, reference_sources: list[Path]) -> list[
 
 def _preparation_script(reference: list[Path], candidate: list[Path], include_dirs: list[Path], top: str) -> str:
     """Both designs elaborated to flat cells the SAT solver models, the miter built, all saved."""
-    includes = " ".join(f"-I{directory}" for directory in include_dirs)
     return "\n".join([
-        *(f"read_verilog -sv {includes} {source}" for source in [*reference, *candidate]),
+        *read_commands([*reference, *candidate], include_dirs),
         "hierarchy -check",
         "proc",
         "flatten",

@@ -22,6 +22,7 @@ from pathlib import Path
 from hdlrl.design import Design
 from hdlrl.eda.diagnostics import first_error
 from hdlrl.eda.runner import ToolRunner
+from hdlrl.eda.synth.yosys import read_commands
 from hdlrl.eda.toolchain import require_tool
 from hdlrl.evaluate.cascade import lint_sources, measure_ppa, run_testbench, screen_design, stage_scratch
 from hdlrl.evaluate.result import PPA, EvalResult
@@ -107,9 +108,7 @@ def _stage_reference(design: Design, scratch: Path) -> list[Path]:
 def _elaboration_failure(runner: ToolRunner, sources: list[Path], includes: list[Path],
                          error: InterfaceError) -> tuple[str, str]:
     """("parse" or "elaborate", reason): re-read without `hierarchy` to tell which failed."""
-    include_flags = " ".join(f"-I{directory}" for directory in includes)
-    reads = "; ".join(f"read_verilog -sv {include_flags} {source}" for source in sources)
-    run = runner.run([require_tool("yosys").path, "-q", "-p", reads])
+    run = runner.run([require_tool("yosys").path, "-q", "-p", "; ".join(read_commands(sources, includes))])
     if not run.ok:
         return "parse", first_error("yosys", run.output, str(error))
     return "elaborate", str(error)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from hdlrl.eda.diagnostics import first_error
 from hdlrl.eda.runner import ToolRunner
+from hdlrl.eda.synth.yosys import read_commands
 from hdlrl.eda.toolchain import require_tool
 
 
@@ -54,8 +55,7 @@ def _parameter_value(bits: str) -> int | str:
 def read_interface(runner: ToolRunner, sources: list[Path], top: str, include_dirs: list[Path] = (),
                    json_name: str = "interface.json") -> Interface:
     """Elaborate `top` with Yosys in `runner`'s scratch directory and read its interface."""
-    includes = " ".join(f"-I{directory}" for directory in include_dirs)
-    reads = "; ".join(f"read_verilog -sv {includes} {source}" for source in sources)
+    reads = "; ".join(read_commands(sources, include_dirs))
     script = f"{reads}; hierarchy -check -top {top}; proc; write_json {json_name}"
     run = runner.run([require_tool("yosys").path, "-q", "-p", script])
     if not run.ok:

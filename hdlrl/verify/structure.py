@@ -21,6 +21,7 @@ from pathlib import Path
 
 from hdlrl.eda.diagnostics import first_error, parse_diagnostics
 from hdlrl.eda.runner import ToolRunner
+from hdlrl.eda.synth.yosys import read_commands
 from hdlrl.eda.toolchain import require_tool
 from hdlrl.hdl.lexer import Token, tokenize
 
@@ -165,8 +166,7 @@ def check_structure(runner: ToolRunner, sources: list[Path], top: str,
     """Every structural issue of `sources` (paths relative to `runner.scratch`) under `top`."""
     issues = [issue for source in sources
               for issue in token_issues(source, (runner.scratch / source).read_text(errors="replace"))]
-    includes = " ".join(f"-I{directory}" for directory in include_dirs)
-    script = "; ".join([*(f"read_verilog -sv {includes} {source}" for source in sources),
+    script = "; ".join([*read_commands(sources, include_dirs),
                         f"hierarchy -check -top {top}", "proc", "flatten", "check", f"write_json {NETLIST}"])
     run = runner.run([require_tool("yosys").path, "-q", "-l", LOG, "-p", script])
     if not run.ok:

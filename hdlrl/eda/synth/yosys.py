@@ -29,11 +29,17 @@ class SynthOptions:
     abc_script: str = ""  # extra options for `abc`, e.g. "-D 1000" (target delay in ps)
 
 
+def read_commands(sources: list[Path], include_dirs: list[Path] = ()) -> list[str]:
+    """One `read_verilog -sv` per source, with the include folders: how every Yosys script
+    of hdlrl (synthesis, interface, structure, equivalence) reads RTL."""
+    includes = "".join(f" -I{directory}" for directory in include_dirs)
+    return [f"read_verilog -sv{includes} {source}" for source in sources]
+
+
 def synthesis_script(sources: list[Path], top: str, include_dirs: list[Path], pdk: Pdk,
                      options: SynthOptions) -> str:
     liberty = str(pdk.liberty)
-    includes = " ".join(f"-I{directory}" for directory in include_dirs)
-    reads = "\n".join(f"read_verilog -sv {includes} {source}" for source in sources)
+    reads = "\n".join(read_commands(sources, include_dirs))
     return "\n".join([
         f"read_liberty -lib {liberty}",  # cell port directions, so `check` sees who drives what
         reads,
