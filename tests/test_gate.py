@@ -87,6 +87,17 @@ def test_changed_port_type_is_rejected_by_the_interface_lock(tmp_path: Path) -> 
     assert verdict.reason == "interface changed: port a is input signed [16] a, reference input [16] a"
 
 
+def test_reading_the_testbench_expected_value_is_rejected_as_a_hierarchical_reference(tmp_path: Path) -> None:
+    """A decoder that copies tb_decoder3to8.exp_y passes that testbench without decoding anything."""
+    def copy_expected(text: str) -> str:
+        body = text[text.index("    always @*"):text.index("endmodule")]
+        return text.replace(body, "    always @* y = tb_decoder3to8.exp_y;\n")
+
+    verdict = judge("decoder3to8", candidate(tmp_path, "decoder3to8", copy_expected))
+    assert not verdict.accepted and verdict.stage == "structure"
+    assert "hierarchical-reference: tb_decoder3to8.exp_y" in verdict.reason, verdict.reason
+
+
 # --- equivalent rewrites are accepted --------------------------------------------------
 
 def test_reference_is_accepted_as_proven_with_its_ppa(tmp_path: Path) -> None:

@@ -51,6 +51,24 @@ def test_directives_are_resolved_and_the_header_kept() -> None:
         parse_verilog('`include "other.v"\n')
 
 
+def test_assign_lists_and_loop_declared_variables_parse_and_print_as_verilog_2001(tmp_path: Path) -> None:
+    """Two forms RTLLM references use and pyverilog's grammar lacks; line numbers stay put."""
+    text = ("module m(input [3:0] a, output [1:0] y, output reg [3:0] r);\n"
+            "  assign y[0] = a[0], // first\n"
+            "         y[1] = ^{a[2], a[3]};\n"
+            "  always @* for (int i = 0; i < 4; i = i + 1) r[i] = a[3 - i];\n"
+            "endmodule\n")
+    parsed = parse_verilog(text)
+    always = next(item for item in parsed.tree.description.definitions[0].items if type(item).__name__ == "Always")
+    assert always.lineno == 4
+    printed = unparse(parsed)
+    assert "integer i;" in printed and printed.count("assign") == 2
+    (tmp_path / "m.v").write_text(printed)
+    compiled = subprocess.run(["iverilog", "-o", str(tmp_path / "m.vvp"), str(tmp_path / "m.v")],
+                              capture_output=True, text=True)
+    assert compiled.returncode == 0, compiled.stderr
+
+
 def test_same_seed_same_mutants_other_seed_other_mutants() -> None:
     alu = design("alu8")
     first, again, other = make_mutants(alu, 15, 1), make_mutants(alu, 15, 1), make_mutants(alu, 15, 2)

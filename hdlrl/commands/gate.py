@@ -16,7 +16,7 @@ from hdlrl.report import markdown_table, text_table
 from hdlrl.serialize import to_jsonable
 from hdlrl.verify.flow import DEFAULT_GATE_FLOW, load_gate_flow
 from hdlrl.verify.job import GateJob, run_gate_job
-from hdlrl.verify.score import GateScore, score_design
+from hdlrl.verify.score import GateScore, pooled_score, score_design
 
 SCORE_HEADERS = ("design", "mutants", "equivalent", "killed_by_testbench", "kill_rate_testbench",
                  "killed_by_gate", "kill_rate_gate", "false_rejections", "gate_median_s", "gate_p95_s")
@@ -52,24 +52,50 @@ def run_gate(arguments: argparse.Namespace) -> int:
 
 
 def _score_row(score: GateScore) -> tuple:
+    if score.error:
+        return (score.design, *["-"] * (len(SCORE_HEADERS) - 1))
     return tuple(getattr(score, name) for name in SCORE_HEADERS)
 
 
+def _score_or_error(design_path: Path, arguments: argparse.Namespace, pdk, flow, executor, cache_path) -> GateScore:
+    """The design's score; a design that cannot be scored gets its one-line error and the run goes on."""
+    try:
+        design = load_design(design_path)
+        return score_design(design, arguments.n, pdk, flow, executor, cache_path, arguments.seed,
+                            False if arguments.no_sandbox else None)
+    except HdlrlError as error:
+        return GateScore(design_path.name, seed=arguments.seed, error=str(error))
+
+
+def _report(scores: list[GateScore], total: GateScore) -> str:
+    """Markdown: one row per design and the pooled row, then survivors, false rejections, errors."""
+    lines = [markdown_table(SCORE_HEADERS, [_score_row(score) for score in scores] + [_score_row(total)]), ""]
+    lines += [f"- survivor: {survivor.design} {survivor.file}:{survivor.line} {survivor.operator}: "
+              f"{survivor.description} (level {survivor.level})" for survivor in total.survivors]
+    lines += [f"- false rejection: {reason}" for reason in total.false_rejection_reasons]
+    lines += [f"- not scored: {score.design}: {score.error}" for score in scores if score.error]
+    return "\n".join(lines) + "\n"
+
+
 def run_gate_score(arguments: argparse.Namespace) -> int:
-    designs = [load_design(path) for path in arguments.designs]
     pdk = get_pdk(arguments.pdk, arguments.pdk_dir)
     flow = load_gate_flow(arguments.flow or DEFAULT_GATE_FLOW)
     cache_path = _cache_path(arguments)
     executor = make_executor(arguments.executor, arguments.workers, arguments.ray_address)
     try:
-        scores = [score_design(design, arguments.n, pdk, flow, executor, cache_path, arguments.seed,
-                               False if arguments.no_sandbox else None) for design in designs]
+        scores = [_score_or_error(path, arguments, pdk, flow, executor, cache_path) for path in arguments.designs]
     finally:
         executor.close()
+    total = pooled_score([score for score in scores if not score.error])
     if arguments.report:
-        arguments.report.write_text(markdown_table(SCORE_HEADERS, [_score_row(score) for score in scores]) + "\n")
+        arguments.report.write_text(_report(scores, total))
     if arguments.json:
-        print(json.dumps(to_jsonable(scores[0]) if len(scores) == 1 else to_jsonable(scores), indent=2))
+        print(json.dumps(to_jsonable(scores[0]) if len(scores) == 1 else
+                         {"designs": to_jsonable(scores), "all": to_jsonable(total)}, indent=2))
     else:
-        print(text_table(SCORE_HEADERS, [_score_row(score) for score in scores]))
-    return 0
+        print(text_table(SCORE_HEADERS, [_score_row(score) for score in scores] +
+                         ([_score_row(total)] if len(scores) > 1 else [])))
+        for score in scores:
+            if score.error:
+                print(f"hdlrl: not scored: {score.error}")
+    return 1 if any(score.error for score in scores) else 0

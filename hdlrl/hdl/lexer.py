@@ -29,6 +29,7 @@ class Token:
     kind: str  # comment, string, system, directive, identifier, number, other
     text: str
     line: int
+    start: int = 0  # offset in the text, for edits that keep everything else as written
 
 
 def tokenize(text: str, keep_comments: bool = False) -> list[Token]:
@@ -39,7 +40,7 @@ def tokenize(text: str, keep_comments: bool = False) -> list[Token]:
         kind = match.lastgroup or "other"
         value = match.group()
         if kind != "space" and (kind != "comment" or keep_comments):
-            tokens.append(Token(kind, value, line))
+            tokens.append(Token(kind, value, line, match.start()))
         line += value.count("\n")
     return tokens
 

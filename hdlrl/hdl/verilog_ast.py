@@ -7,7 +7,8 @@ tables are pickled into the hdlrl cache, and nothing is printed. pyverilog runs 
 preprocessor (its lexer silently swallows every directive line), so the few directives real
 RTL uses are handled here: `timescale and similar header directives are set aside and put
 back on unparse, simple `define macros are expanded, `ifdef blocks are resolved, and anything
-else (`include, macros with arguments) is a clear error.
+else (`include, macros with arguments) is a clear error. Two common forms outside pyverilog's
+grammar are rewritten into equivalent Verilog-2001 first (see `desugar`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from pyverilog.vparser.lexer import VerilogLexer
 from pyverilog.vparser.parser import ParseError, VerilogParser
 
 from hdlrl.errors import HdlrlError
+from hdlrl.hdl.lexer import Token, tokenize
 from hdlrl.paths import user_cache_dir
 
 HEADER_DIRECTIVES = ("timescale", "default_nettype", "resetall", "celldefine", "endcelldefine")
@@ -209,9 +211,67 @@ def _expand_macros(line: str, macros: dict[str, str], path: Path | None, number:
     raise HdlrlError("macro expansion does not terminate", path, number)
 
 
+_LOOP_VARIABLE_TYPES = {"int": "integer", "integer": "integer", "genvar": "genvar"}
+
+
+def _loop_declaration(tokens: list[Token], index: int) -> str | None:
+    """The Verilog-2001 type of a loop variable declared in `for (TYPE name =` at `index`."""
+    if (tokens[index].text == "for" and index + 4 < len(tokens) and tokens[index + 1].text == "("
+            and tokens[index + 2].text in _LOOP_VARIABLE_TYPES and tokens[index + 3].kind == "identifier"
+            and tokens[index + 4].text == "="):
+        return _LOOP_VARIABLE_TYPES[tokens[index + 2].text]
+    return None
+
+
+def _header_end(tokens: list[Token], module: int) -> int:
+    """Index of the `;` that closes the header of the module whose keyword is at `module`."""
+    depth = 0
+    for index in range(module, len(tokens)):
+        depth += (tokens[index].text == "(") - (tokens[index].text == ")")
+        if depth == 0 and tokens[index].text == ";":
+            return index
+    return len(tokens) - 1
+
+
+def desugar(text: str) -> str:
+    """`text` with two forms pyverilog cannot parse rewritten, line numbers kept.
+
+    `assign a = x, b = y;` becomes `assign a = x; assign b = y;`, and a loop variable
+    declared in the loop (`for (int i = 0; ...)`, SystemVerilog) becomes a module-level
+    `integer i;` (or `genvar i;`) with `for (i = 0; ...)`, on the lines where they were.
+    """
+    tokens = tokenize(text)
+    edits: dict[int, str] = {}  # token index -> replacement text
+    declared: dict[int, set[str]] = {}  # header-closing `;` index -> loop variables declared there
+    module, in_assign, depth = 0, False, 0
+    for index, token in enumerate(tokens):
+        if token.text == "module":
+            module = index
+        elif token.text == "assign":
+            in_assign, depth = True, 0
+        elif in_assign:
+            depth += (token.text in "({[") - (token.text in ")}]")
+            if token.text == ";":
+                in_assign = False
+            elif token.text == "," and depth == 0:
+                edits[index] = "; assign"
+        if (kind := _loop_declaration(tokens, index)) is not None:
+            header = _header_end(tokens, module)
+            name = tokens[index + 3].text
+            if name not in declared.setdefault(header, set()):
+                declared[header].add(name)
+                edits[header] = edits.get(header, ";") + f" {kind} {name};"
+            edits[index + 2] = ""
+    for index in sorted(edits, reverse=True):
+        token = tokens[index]
+        text = text[:token.start] + edits[index] + text[token.start + len(token.text):]
+    return text
+
+
 def parse_verilog(text: str, path: Path | None = None) -> ParsedSource:
     """The AST of `text`; a syntax error is an HdlrlError with the file and line."""
     source, header = preprocess(text, path)
+    source = desugar(source)
     try:
         with _parser_lock:
             tree = shared_parser().parse_text(source)

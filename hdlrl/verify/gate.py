@@ -159,14 +159,14 @@ def _run_gate(design: Design, candidate: Design, pdk: Pdk, flow: GateFlow, runne
         _reject(verdict, "interface", "interface changed: " + "; ".join(differences))
         return
 
-    lint = lint_sources(runner, rtl, design.top, includes, flow.evaluation)
-    if lint and not lint[-1].ok:
-        _reject(verdict, "structure", lint[-1].reason)
-        return
-    structure = check_structure(runner, rtl, design.top, includes)
+    structure = check_structure(runner, rtl, design.top, includes)  # first: its reasons are the precise ones
     if not structure.ok:
         verdict.evidence.structure_issues = structure.issues
         _reject(verdict, "structure", structure.reason)
+        return
+    lint = lint_sources(runner, rtl, design.top, includes, flow.evaluation)
+    if lint and not lint[-1].ok:
+        _reject(verdict, "structure", lint[-1].reason)
         return
 
     simulation = run_testbench(candidate, runner, rtl, testbench, includes, flow.evaluation)

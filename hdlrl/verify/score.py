@@ -20,9 +20,9 @@ from tqdm import tqdm
 
 from hdlrl.design import Design
 from hdlrl.evaluate.executors import Executor
-from hdlrl.evaluate.job import EvalJob
+from hdlrl.evaluate.job import EvalJob, run_job
 from hdlrl.hdl.equivalent import equivalent_rewrites
-from hdlrl.hdl.mutate import make_mutants, write_mutant
+from hdlrl.hdl.mutate import check_round_trip, make_mutants, write_mutant
 from hdlrl.pdk import Pdk
 from hdlrl.verify.flow import GateFlow
 from hdlrl.verify.job import GateJob
@@ -32,6 +32,7 @@ from hdlrl.verify.job import GateJob
 class Survivor:
     """A non-equivalent mutant the gate accepted: where the gate is weak."""
 
+    design: str
     operator: str
     file: str
     line: int
@@ -55,6 +56,16 @@ class GateScore:
     seed: int = 0
     gate_median_s: float = 0.0
     gate_p95_s: float = 0.0
+    gate_seconds: list[float] = field(default_factory=list)  # each verdict's wall time, first run
+    error: str = ""  # why this design could not be scored (its mutants could not be made)
+
+    def rate(self) -> None:
+        """Fill the kill rates and time percentiles from the counts and times."""
+        live = self.mutants - self.equivalent
+        self.kill_rate_testbench = self.killed_by_testbench / live if live else 1.0
+        self.kill_rate_gate = self.killed_by_gate / live if live else 1.0
+        self.gate_median_s = _percentile(self.gate_seconds, 0.5)
+        self.gate_p95_s = _percentile(self.gate_seconds, 0.95)
 
 
 def _percentile(values: list[float], fraction: float) -> float:
@@ -65,7 +76,13 @@ def _percentile(values: list[float], fraction: float) -> float:
 def score_design(design: Design, count: int, pdk: Pdk, flow: GateFlow, executor: Executor,
                  cache_path: Path | None, seed: int = 0, sandbox: bool | None = None,
                  progress: bool = True) -> GateScore:
-    """Judge `count` mutants of `design` and its equivalent rewrites by testbench and by gate."""
+    """Judge `count` mutants of `design` and its equivalent rewrites by testbench and by gate.
+
+    Mutants are printed by pyverilog, so first check that printing the unmutated RTL keeps it
+    passing its testbench: otherwise every kill could be the printer's, not the mutation's.
+    """
+    check_round_trip(design, lambda candidate: run_job(
+        EvalJob(candidate, pdk, flow.evaluation, cache_path, sandbox, with_ppa=False)).verified)
     mutants = make_mutants(design, count, seed)
     rewrites = equivalent_rewrites(design)
     with tempfile.TemporaryDirectory(prefix=f"hdlrl-score-{design.name}-") as folder:
@@ -91,16 +108,26 @@ def score_design(design: Design, count: int, pdk: Pdk, flow: GateFlow, executor:
         score.killed_by_testbench += not by_testbench.verified
         score.killed_by_gate += not verdict.accepted
         if verdict.accepted:
-            score.survivors.append(Survivor(mutant.operator, mutant.file, mutant.line, mutant.description,
+            score.survivors.append(Survivor(design.name, mutant.operator, mutant.file, mutant.line, mutant.description,
                                             verdict.level))
     for name, verdict in zip(["reference"] + [rewrite.name for rewrite in rewrites], rewrite_verdicts):
         if not verdict.accepted:
             score.false_rejections += 1
             score.false_rejection_reasons.append(f"{name}: {verdict.stage}: {verdict.reason}")
-    live = score.mutants - score.equivalent
-    score.kill_rate_testbench = score.killed_by_testbench / live if live else 1.0
-    score.kill_rate_gate = score.killed_by_gate / live if live else 1.0
-    times = [verdict.wall_s for verdict in mutant_verdicts + rewrite_verdicts]  # as first run, if cached
-    score.gate_median_s = _percentile(times, 0.5)
-    score.gate_p95_s = _percentile(times, 0.95)
+    score.gate_seconds = [round(verdict.wall_s, 3) for verdict in mutant_verdicts + rewrite_verdicts]
+    score.rate()
     return score
+
+
+def pooled_score(scores: list[GateScore]) -> GateScore:
+    """All designs as one: counts summed, rates and time percentiles over every candidate."""
+    total = GateScore("all", seed=scores[0].seed if scores else 0)
+    for score in scores:
+        for name in ("mutants", "equivalent", "killed_by_testbench", "killed_by_gate", "rewrites",
+                     "false_rejections"):
+            setattr(total, name, getattr(total, name) + getattr(score, name))
+        total.false_rejection_reasons += [f"{score.design}: {reason}" for reason in score.false_rejection_reasons]
+        total.survivors += score.survivors
+        total.gate_seconds += score.gate_seconds
+    total.rate()
+    return total

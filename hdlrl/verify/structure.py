@@ -1,8 +1,8 @@
 """Structural checks: RTL that simulates fine but is not the hardware it pretends to be.
 
 A testbench passes RTL with `initial` blocks or `#` delays (ignored by synthesis), inferred
-latches, multiply-driven nets, combinational loops or an output left undriven; none of them
-is a sound optimisation. Tokens find delays and `initial` blocks that do more than give
+latches, multiply-driven nets, combinational loops, an output left undriven or a
+hierarchical reference into the testbench; none of them is a sound optimisation. Tokens find delays and `initial` blocks that do more than give
 registers or memories their initial values (those are Yosys `init` attributes, used by
 reference designs); Verilator's LATCH warning finds latches from a path that assigns
 nothing (Yosys `proc_dlatch` would also flag a `case` that misses only unreachable states,
@@ -38,7 +38,8 @@ _LOGIC_LOOP = re.compile(r"^Warning: found logic loop in module (?P<module>\S+?)
 
 @dataclass(frozen=True)
 class StructureIssue:
-    kind: str  # multiple-drivers, latch, combinational-loop, initial-block, delay, undriven-output
+    kind: str  # multiple-drivers, latch, combinational-loop, initial-block, delay, undriven-output,
+    #            hierarchical-reference
     message: str
     file: str | None = None
     line: int | None = None
@@ -89,12 +90,24 @@ def _only_initial_values(statement: list[Token]) -> bool:
                    or token.kind == "system" and token.text not in _INITIAL_VALUE_TASKS for token in statement)
 
 
+def _is_hierarchical(tokens: list[Token], index: int) -> bool:
+    """`name.name`: a hierarchical reference (a named port connection is `.name` after `(` or `,`)."""
+    return (0 < index < len(tokens) - 1 and tokens[index].text == "."
+            and tokens[index - 1].kind == "identifier" and tokens[index + 1].kind == "identifier")
+
+
 def token_issues(source: Path, text: str) -> list[StructureIssue]:
-    """Delays and behavioural `initial` blocks, from tokens so comments and strings never count."""
+    """Delays, behavioural `initial` blocks and hierarchical references, from tokens so comments
+    and strings never count. A hierarchical reference lets a candidate read the testbench's
+    expected values (or the reference's signals) instead of computing them."""
     tokens = tokenize(text)
     issues = []
     for index, token in enumerate(tokens):
-        if token.kind == "identifier" and token.text == "initial":
+        if _is_hierarchical(tokens, index):
+            issues.append(StructureIssue("hierarchical-reference", f"{tokens[index - 1].text}.{tokens[index + 1].text} "
+                                         "reaches into another scope; RTL may use only its own ports and signals",
+                                         str(source), token.line))
+        elif token.kind == "identifier" and token.text == "initial":
             if not _only_initial_values(tokens[index + 1:_statement_end(tokens, index + 1)]):
                 issues.append(StructureIssue("initial-block", "initial block with timing or tasks is not hardware",
                                              str(source), token.line))
