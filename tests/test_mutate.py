@@ -77,15 +77,28 @@ def test_same_seed_same_mutants_other_seed_other_mutants() -> None:
 
 
 def test_every_operator_family_is_produced() -> None:
-    produced = {mutant.operator for name in COVERING_DESIGNS for mutant in make_mutants(design(name), 60, 0)}
+    produced = {operator for name in COVERING_DESIGNS for mutant in make_mutants(design(name), 60, 0)
+                for operator in mutant.operator.split("+")}
     assert produced == EVERY_OPERATOR
 
 
-@pytest.mark.parametrize("name", ["alu8", "sync_fifo", "traffic_light", "adder16", "seq_detect"])
+def test_a_small_design_is_topped_up_with_second_order_mutants() -> None:
+    """mac8 has about 20 distinct single edits; the rest of 40 are pairs on different lines."""
+    mutants = make_mutants(design("mac8"), 40, 0)
+    assert len(mutants) == 40
+    second_order = [mutant for mutant in mutants if "+" in mutant.operator]
+    first_order = mutants[: len(mutants) - len(second_order)]
+    assert second_order and first_order and all("+" not in mutant.operator for mutant in first_order)
+    for mutant in second_order:
+        first, second = mutant.description.split("; ")
+        assert first.split(":")[0] != second.split(":")[0]  # two different lines
+
+
+@pytest.mark.parametrize("name", ["alu8", "sync_fifo", "traffic_light", "adder16", "seq_detect", "mac8"])
 def test_every_mutant_compiles_and_differs(name: str, tmp_path: Path) -> None:
     subject = design(name)
     originals = {normalise(unparse(parse_verilog(path.read_text()))) for path in subject.rtl}
-    mutants = make_mutants(subject, 25, 7)
+    mutants = make_mutants(subject, 30, 7)
     assert len({normalise(mutant.text) for mutant in mutants}) == len(mutants)
     for mutant in mutants:
         assert normalise(mutant.text) not in originals, mutant.description

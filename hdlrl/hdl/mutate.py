@@ -15,6 +15,7 @@ no longer passes the design's testbench.
 from __future__ import annotations
 
 import copy
+import itertools
 import random
 import re
 import shutil
@@ -113,14 +114,16 @@ def replace_child(parent: ast.Node, old: ast.Node, new: ast.Node | None) -> None
     raise ValueError("node is not a child of its parent")
 
 
-def edited_tree(tree: ast.Node, node_index: int, transform: Callable[[ast.Node], ast.Node | None]) -> ast.Node:
-    """A copy of `tree` with its `node_index`-th node transformed; the original is untouched."""
+def edited_tree(tree: ast.Node, sites: list["Site"]) -> ast.Node:
+    """A copy of `tree` with each site's node transformed; the original is untouched.
+
+    Sites are applied from the last node in walk order to the first, so that an edit never
+    renumbers a node that is still to be edited (only later nodes can move)."""
     tree = copy.deepcopy(tree)
-    for index, (node, ancestors) in enumerate(walk(tree)):
-        if index == node_index:
-            replace_child(ancestors[-1], node, transform(node))
-            return tree
-    raise IndexError(node_index)
+    for site in sorted(sites, key=lambda site: site.node_index, reverse=True):
+        node, ancestors = next(entry for index, entry in enumerate(walk(tree)) if index == site.node_index)
+        replace_child(ancestors[-1], node, site.transform(node))
+    return tree
 
 
 def render(node: ast.Node) -> str:
@@ -389,8 +392,21 @@ def enumerate_sites(file: str, tree: ast.Node) -> list[Site]:
     return sites
 
 
+def _second_order_pairs(sites: list[Site], generator: random.Random) -> Iterator[tuple[Site, Site]]:
+    """Pairs of sites in one file on different lines, in a seeded order."""
+    pairs = [(first, second) for first, second in itertools.combinations(sites, 2)
+             if first.file == second.file and first.line != second.line]
+    generator.shuffle(pairs)
+    yield from pairs
+
+
 def make_mutants(design: Design, count: int, seed: int = 0) -> list[Mutant]:
-    """`count` distinct mutants (fewer if the design has fewer sites), spread over the operators."""
+    """`count` distinct mutants (fewer if the design has fewer sites), spread over the operators.
+
+    First-order mutants (one edit) come first, round-robin over the operators. A small design
+    may have fewer distinct ones than `count`; it is topped up with second-order mutants (two
+    edits on different lines), the usual higher-order mutants of mutation testing.
+    """
     parsed = parse_rtl(design)
     by_operator: dict[str, list[Site]] = {}
     for file, source in parsed.items():
@@ -401,11 +417,21 @@ def make_mutants(design: Design, count: int, seed: int = 0) -> list[Mutant]:
     for operator in sorted(by_operator):
         sites = by_operator[operator]
         generator.shuffle(sites)
-        queues.append(sites)
+        queues.append(list(sites))
     generator.shuffle(queues)
 
     seen = {normalise(unparse(source)) for source in parsed.values()}
     mutants: list[Mutant] = []
+
+    def add(edits: list[Site]) -> None:
+        source = parsed[edits[0].file]
+        text = unparse(ParsedSource(edited_tree(source.tree, edits), source.header))
+        if normalise(text) not in seen:
+            seen.add(normalise(text))
+            mutants.append(Mutant(len(mutants), seed, "+".join(site.operator for site in edits), edits[0].file,
+                                  edits[0].line, "; ".join(f"line {site.line}: {site.description}" for site in edits),
+                                  text))
+
     while queues and len(mutants) < count:
         for queue in list(queues):
             if len(mutants) == count:
@@ -413,14 +439,13 @@ def make_mutants(design: Design, count: int, seed: int = 0) -> list[Mutant]:
             if not queue:
                 queues.remove(queue)
                 continue
-            site = queue.pop(0)
-            source = parsed[site.file]
-            text = unparse(ParsedSource(edited_tree(source.tree, site.node_index, site.transform), source.header))
-            if normalise(text) in seen:
-                continue
-            seen.add(normalise(text))
-            mutants.append(Mutant(len(mutants), seed, site.operator, site.file, site.line,
-                                  f"line {site.line}: {site.description}", text))
+            add([queue.pop(0)])
+    all_sites = sorted((site for sites in by_operator.values() for site in sites),
+                       key=lambda site: (site.file, site.node_index, site.operator, site.description))
+    for pair in _second_order_pairs(all_sites, generator) if len(mutants) < count else ():
+        add(list(pair))
+        if len(mutants) == count:
+            break
     return mutants
 
 
