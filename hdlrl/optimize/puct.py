@@ -1,0 +1,222 @@
+"""The pool of design states that test-time training improves, chosen by PUCT (TTT-Discover).
+
+Every design found so far stays in the pool; each step, rollouts start from the top of an
+upper-confidence score, so good states are revisited while rarely tried ones still get a turn,
+and one batch never spends two groups on the same line of descent.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from hdlrl.hdl.lexer import normalise
+from hdlrl.optimize.advantages import average_ranks
+
+
+def puct_score(q: float, prior: float, visits: int, total_visits: int, scale: float, exploration: float) -> float:
+    """score(i) = Q(i) + c * scale * P(i) * sqrt(1 + T) / (1 + n(i)).
+
+    The bonus is in reward units (scale), grows slowly with all expansions T and shrinks with
+    the state's own expansions n(i); c is `exploration`.
+    """
+    return q + exploration * scale * prior * math.sqrt(1 + total_visits) / (1 + visits)
+
+
+def rank_prior(rewards: list[float]) -> list[float]:
+    """P(i) = rho(i) / (N (N + 1) / 2), rho(i) the ascending rank (worst 1, best N, ties share their mean).
+
+    Linear in rank, so the best of N states gets N times the worst one's prior whatever the
+    reward gaps; the priors sum to 1.
+    """
+    count = len(rewards)
+    return [rank / (count * (count + 1) / 2) for rank in average_ranks(rewards)]
+
+
+def source_hash(sources: dict[str, str]) -> str:
+    """sha256 of the sorted (file name, normalised text) pairs: comment or layout edits are one design."""
+    pairs = sorted((name, normalise(text)) for name, text in sources.items())
+    return hashlib.sha256(json.dumps(pairs).encode()).hexdigest()
+
+
+@dataclass
+class PoolState:
+    """One design in the pool: its sources, its gate verdict and its PUCT statistics."""
+
+    id: str
+    sources: dict[str, str]  # file name -> Verilog text
+    reward: float  # the gate's dense reward (accepted > 7 > every rejected one)
+    parent: str | None = None
+    accepted: bool = True
+    level: str = ""  # proven, bounded, simulated or failed
+    ppa: dict | None = None
+    step: int = 0  # the optimiser step that produced it
+    initial: bool = False
+    source_hash: str = ""  # filled in by Pool.add
+    visits: int = 0  # n(i): expansions of this state, failed ones included
+    best_child_reward: float | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def q_value(self) -> float:
+        """Q(i): the best reward among its children, its own reward until a child has one."""
+        return self.reward if self.best_child_reward is None else self.best_child_reward
+
+
+@dataclass
+class Pool:
+    """Design states by id (in insertion order), bounded by `max_size`, with T the total visits."""
+
+    max_size: int = 1000
+    total_visits: int = 0
+    states: dict[str, PoolState] = field(default_factory=dict)
+    ids_by_hash: dict[str, str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.ids_by_hash = {state.source_hash: state.id for state in self.states.values()}
+
+    def add(self, state: PoolState) -> PoolState:
+        """Add a state, or return the one with the same normalised sources.
+
+        A duplicate adds no new state; when it scored higher (a proof that finished this time),
+        the kept state takes its reward, acceptance, level and PPA. A new state that is the
+        worst leaf of a full pool is evicted at once.
+        """
+        key = source_hash(state.sources)
+        known_id = self.ids_by_hash.get(key)
+        if known_id is not None:
+            known = self.states[known_id]
+            if state.reward > known.reward:
+                known.reward, known.accepted = state.reward, state.accepted
+                known.level, known.ppa = state.level, state.ppa
+            return known
+        if state.id in self.states:
+            raise ValueError(f"state id {state.id!r} is already in the pool with other sources")
+        added = replace(state, source_hash=key)
+        self.states[added.id] = added
+        self.ids_by_hash[key] = added.id
+        self._evict()
+        return added
+
+    def best(self) -> PoolState | None:
+        """The highest-reward accepted state (the first added among equals)."""
+        accepted = [state for state in self.states.values() if state.accepted]
+        return max(accepted, key=lambda state: state.reward, default=None)
+
+    def reward_scale(self) -> float:
+        """max R - min R over the accepted non-initial states; 1.0 with fewer than two or no spread."""
+        rewards = [state.reward for state in self.states.values() if state.accepted and not state.initial]
+        spread = max(rewards) - min(rewards) if len(rewards) >= 2 else 0.0
+        return spread if spread > 0 else 1.0
+
+    def scores(self, exploration: float = 1.0) -> dict[str, float]:
+        """PUCT score of each accepted state: only verified designs are worth improving."""
+        candidates = [state for state in self.states.values() if state.accepted]
+        priors = rank_prior([state.reward for state in candidates])
+        scale = self.reward_scale()
+        return {
+            state.id: puct_score(state.q_value, prior, state.visits, self.total_visits, scale, exploration)
+            for state, prior in zip(candidates, priors)
+        }
+
+    def select(self, batch_size: int, exploration: float = 1.0) -> list[PoolState]:
+        """The top-PUCT states for one batch, skipping the lineage of every state already picked.
+
+        Ties go to the higher reward, then the earlier state. When blocking leaves fewer than
+        `batch_size` states (at the start, only the initial one), the picks repeat in order, so
+        the batch always has `batch_size` groups.
+        """
+        scores = self.scores(exploration)
+        ranked = sorted(scores, key=lambda state_id: (scores[state_id], self.states[state_id].reward), reverse=True)
+        children: dict[str, list[str]] = {}
+        for state in self.states.values():
+            if state.parent is not None:
+                children.setdefault(state.parent, []).append(state.id)
+        picked: list[PoolState] = []
+        blocked: set[str] = set()
+        for state_id in ranked:
+            if len(picked) == batch_size:
+                break
+            if state_id not in blocked:
+                picked.append(self.states[state_id])
+                blocked |= self._lineage(state_id, children)
+        return [picked[index % len(picked)] for index in range(batch_size)] if picked else []
+
+    def record_expansion(self, parent_id: str, child_rewards: list[float | None]) -> None:
+        """Count each child as one visit of the parent and of T, and keep the best child reward.
+
+        None is a child with no reward (no parsable answer, a time-out); it still counts, so
+        PUCT moves on from a state whose expansions keep failing. A rejected child's dense
+        reward counts like any other: it is below every accepted one. A parent evicted
+        meanwhile still counts toward T.
+        """
+        self.total_visits += len(child_rewards)
+        parent = self.states.get(parent_id)
+        if parent is None:
+            return
+        parent.visits += len(child_rewards)
+        rewards = [reward for reward in child_rewards if reward is not None]
+        if parent.best_child_reward is not None:
+            rewards.append(parent.best_child_reward)
+        if rewards:
+            parent.best_child_reward = max(rewards)
+
+    def save(self, path: Path) -> None:
+        """Write the pool as JSON to a temporary file, then os.replace it: a crash leaves the old file whole."""
+        path = Path(path)
+        data = {
+            "max_size": self.max_size,
+            "total_visits": self.total_visits,
+            "states": [asdict(state) for state in self.states.values()],
+        }
+        temporary = path.with_name(path.name + ".tmp")
+        temporary.write_text(json.dumps(data, indent=1) + "\n")
+        os.replace(temporary, path)
+
+    @classmethod
+    def load(cls, path: Path) -> Pool:
+        """The pool `save` wrote (equal to it, for JSON-typed PPA and metadata)."""
+        data = json.loads(Path(path).read_text())
+        states = {item["id"]: PoolState(**item) for item in data["states"]}
+        return cls(max_size=data["max_size"], total_visits=data["total_visits"], states=states)
+
+    def _lineage(self, state_id: str, children: dict[str, list[str]]) -> set[str]:
+        """The state, its ancestors and its descendants in the pool."""
+        lineage = {state_id}
+        ancestor = self.states[state_id].parent
+        while ancestor is not None and ancestor in self.states and ancestor not in lineage:
+            lineage.add(ancestor)
+            ancestor = self.states[ancestor].parent
+        frontier = [state_id]
+        while frontier:
+            for child in children.get(frontier.pop(), []):
+                if child not in lineage:
+                    lineage.add(child)
+                    frontier.append(child)
+        return lineage
+
+    def _evict(self) -> None:
+        """Drop the lowest-reward leaves until the pool fits `max_size`.
+
+        Only a leaf (no child in the pool) goes, so no kept state loses its ancestors; initial
+        states and the best state never go. With only those left the pool may stay above
+        `max_size`.
+        """
+        best = self.best()
+        while len(self.states) > self.max_size:
+            parents = {state.parent for state in self.states.values()}
+            leaves = [
+                state
+                for state in self.states.values()
+                if state.id not in parents and not state.initial and state is not best
+            ]
+            if not leaves:
+                return
+            worst = min(leaves, key=lambda state: state.reward)
+            del self.states[worst.id]
+            del self.ids_by_hash[worst.source_hash]
