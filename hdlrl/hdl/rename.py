@@ -3,12 +3,15 @@
 The reference and the candidate define the same top module (and often the same submodules);
 the differential testbench and the equivalence miter need both at once, so every module the
 reference defines gets a prefix. Renaming works on tokens, so a module name inside a comment
-or a string, or as part of a longer identifier, is left alone.
+or a string, or as part of a longer identifier, is left alone; and only where the name is a
+module (after `module`, or as the type of an instance), so that a signal or memory that
+shares the module's name (`reg [7:0] RAM [0:11]` in module RAM) keeps it, and the proof can
+still match it by name.
 """
 
 from __future__ import annotations
 
-from hdlrl.hdl.lexer import tokenize
+from hdlrl.hdl.lexer import Token, tokenize
 
 REFERENCE_PREFIX = "hdlrl_ref_"
 
@@ -20,16 +23,24 @@ def defined_modules(text: str) -> list[str]:
             if token.text in ("module", "macromodule") and tokens[index + 1].kind == "identifier"]
 
 
+def _names_a_module(tokens: list[Token], index: int) -> bool:
+    """Is the identifier at `index` a module name: `module NAME`, or `NAME [#(...)] instance (`?"""
+    before = tokens[index - 1].text if index else ""
+    after = [token.text for token in tokens[index + 1:index + 3]]
+    is_instance_type = after[:1] == ["#"] or (len(after) == 2 and tokens[index + 1].kind == "identifier"
+                                              and after[1] in ("(", "["))
+    return before in ("module", "macromodule") or is_instance_type
+
+
 def rename_modules(text: str, renames: dict[str, str]) -> str:
-    """`text` with every identifier token in `renames` replaced, comments and layout kept."""
+    """`text` with each module name in `renames` replaced where it names a module, layout kept."""
+    tokens = tokenize(text)
     pieces = []
     position = 0
-    for token in _located_identifiers(text):
-        start, end, name = token
-        if name in renames:
-            pieces.append(text[position:start])
-            pieces.append(renames[name])
-            position = end
+    for index, token in enumerate(tokens):
+        if token.kind == "identifier" and token.text in renames and _names_a_module(tokens, index):
+            pieces += [text[position:token.start], renames[token.text]]
+            position = token.start + len(token.text)
     pieces.append(text[position:])
     return "".join(pieces)
 
@@ -39,15 +50,3 @@ def prefix_modules(texts: list[str], prefix: str = REFERENCE_PREFIX) -> list[str
     names = {name for text in texts for name in defined_modules(text)}
     renames = {name: prefix + name for name in names}
     return [rename_modules(text, renames) for text in texts]
-
-
-def _located_identifiers(text: str) -> list[tuple[int, int, str]]:
-    """(start, end, text) of each identifier, found by re-scanning the tokens in order."""
-    located = []
-    position = 0
-    for token in tokenize(text, keep_comments=True):
-        start = text.index(token.text, position)
-        position = start + len(token.text)
-        if token.kind == "identifier":
-            located.append((start, position, token.text))
-    return located

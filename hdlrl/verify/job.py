@@ -21,7 +21,7 @@ from hdlrl.verify.flow import GateFlow
 from hdlrl.verify.gate import Verdict, gate
 from hdlrl.verify.interface import InterfaceError
 
-GATE_SCHEMA = 1  # bump when Verdict or the gate's stages change meaning
+GATE_SCHEMA = 2  # bump when Verdict or the gate's stages change meaning (2: module-only reference renaming)
 
 
 @dataclass(frozen=True)
