@@ -1,0 +1,72 @@
+"""What every policy of the optimiser takes and returns, so the search loop never asks which one runs.
+
+The optimiser shows a policy a `DesignState` (a design's current RTL and what the gate said
+about it), asks for `k` candidate rewrites (`Sample`s), has the gate score them, and hands
+the scores back as advantages to `update`. A frozen policy (a rule-based rewriter, a remote
+LLM) ignores the update; a trainable one (a local LLM with a LoRA adapter) takes one
+optimiser step and reports it in `UpdateStats`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+
+@dataclass
+class DesignState:
+    """One node of the search: a design's RTL, its PPA and the gate's reasons for its failed children."""
+
+    design_name: str
+    top: str
+    description: str
+    sources: dict[str, str]  # file name (relative to the design folder) -> Verilog text
+    ppa: dict[str, float] | None = None  # area_um2, delay_ns, power_mw of these sources; None: not measured
+    reference_ppa: dict[str, float] | None = None  # the same for the design's reference RTL
+    feedback: list[str] = field(default_factory=list)  # the gate's one-line reasons, one per failed child
+    state_id: str = ""
+
+
+@dataclass
+class Sample:
+    """One candidate rewrite of a state and what the policy needs to learn from it later."""
+
+    sources: dict[str, str]  # the candidate's files; empty when the completion held no module
+    text: str  # the raw completion, or a description of the action taken
+    logprob: float | None = None  # sum of the generated tokens' log-probs; None for policies without one
+    action: str | None = None  # the action's name, for policies that are not language models
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class UpdateStats:
+    """One update step, for the optimiser's log; all zeros for a frozen policy."""
+
+    loss: float = 0.0
+    kl: float = 0.0  # mean per-token KL(policy || frozen base = the initial policy): the reference KL
+    step_kl: float = 0.0  # mean per-token KL(policy before the step || after it): the step's size
+    grad_norm: float = 0.0  # before clipping
+    samples: int = 0  # samples the step learned from
+
+
+class Policy(Protocol):
+    name: str
+    trainable: bool
+
+    def sample(self, state: DesignState, k: int, rng_seed: int) -> list[Sample]:
+        """`k` candidate rewrites of `state`; the same seed gives the same samples."""
+        ...
+
+    def update(self, state_samples: list[tuple[DesignState, list[Sample]]], advantages: list[list[float]],
+               kl_coef: float) -> UpdateStats:
+        """One step towards the samples with positive advantage (`advantages[i][j]` is sample j of state i)."""
+        ...
+
+    def save(self, folder: Path) -> None:
+        """Write what `load` needs to resume (adapter weights and optimiser state); nothing when frozen."""
+        ...
+
+    def load(self, folder: Path) -> None:
+        """Restore what `save` wrote into this policy."""
+        ...

@@ -1,0 +1,122 @@
+"""The hf policy on a tiny randomly initialised Llama with a tokenizer trained here: no download, seconds."""
+
+from __future__ import annotations
+
+import copy
+import math
+
+import pytest
+
+torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+pytest.importorskip("peft")
+
+from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers  # noqa: E402
+
+from hdlrl.errors import HdlrlError  # noqa: E402
+from hdlrl.policy import make_policy  # noqa: E402
+from hdlrl.policy.base import DesignState  # noqa: E402
+from hdlrl.policy.hf import HuggingFacePolicy  # noqa: E402
+from hdlrl.policy.prompt import build_messages  # noqa: E402
+
+ADDER = "module add8(input [7:0] a, b, output [7:0] y);\n  assign y = a + b;\nendmodule\n"
+STATE = DesignState("add8", "add8", "An 8-bit adder.", {"rtl/add8.v": ADDER},
+                    ppa={"area_um2": 41.5, "delay_ns": 1.25, "power_mw": 0.0123}, feedback=["testbench failed"])
+END = "<|endoftext|>"
+pytestmark = pytest.mark.filterwarnings("ignore:`is_gradient_checkpointing` is deprecated:FutureWarning")  # peft
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_thread():
+    """A model this small runs fastest on one thread, and leaves the other cores alone."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+@pytest.fixture(scope="module")
+def tokenizer() -> transformers.PreTrainedTokenizerFast:
+    """Byte-level BPE (any text encodes) trained on Verilog and the prompt, so prompts stay short."""
+    backend = Tokenizer(models.BPE())
+    backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    backend.decoder = decoders.ByteLevel()
+    corpus = [ADDER, "always @(posedge clk) q <= d;", *[message["content"] for message in build_messages(STATE)]]
+    backend.train_from_iterator(corpus, trainers.BpeTrainer(vocab_size=512, special_tokens=[END],
+                                                            initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    return transformers.PreTrainedTokenizerFast(tokenizer_object=backend, eos_token=END)
+
+
+def _model(tokenizer) -> transformers.LlamaForCausalLM:
+    torch.manual_seed(0)  # the same base weights every time, as a checkpoint would give
+    config = transformers.LlamaConfig(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64,
+                                      num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=2,
+                                      max_position_embeddings=2048, eos_token_id=tokenizer.eos_token_id,
+                                      bos_token_id=tokenizer.eos_token_id)
+    return transformers.LlamaForCausalLM(config)
+
+
+def _policy(tokenizer, **options) -> HuggingFacePolicy:
+    return HuggingFacePolicy(_model(tokenizer), tokenizer, lora_rank=4, lora_alpha=8, max_new_tokens=12, **options)
+
+
+def test_sampling_gives_k_seeded_samples_with_consistent_logprobs(tokenizer):
+    policy = _policy(tokenizer)
+    samples = policy.sample(STATE, 3, rng_seed=7)
+    assert len(samples) == 3
+    assert all(math.isfinite(sample.logprob) and sample.logprob < 0 for sample in samples)
+    assert [sample.text for sample in policy.sample(STATE, 3, rng_seed=7)] == [sample.text for sample in samples]
+    assert policy.logprobs(STATE, samples) == pytest.approx([sample.logprob for sample in samples], abs=1e-4)
+
+
+def test_update_trains_the_adapter_and_leaves_the_base(tokenizer):
+    policy = _policy(tokenizer)
+    before = {name: parameter.detach().clone() for name, parameter in policy.model.named_parameters()}
+    samples = policy.sample(STATE, 2, rng_seed=1)
+    stats = policy.update([(STATE, samples)], [[1.0, -1.0]], kl_coef=0.1)
+    assert stats.samples == 2 and stats.grad_norm > 0 and math.isfinite(stats.loss)
+    changed = {name for name, parameter in policy.model.named_parameters()
+               if not torch.equal(parameter, before[name])}
+    assert changed and all("lora_" in name for name in changed)
+
+
+def test_positive_advantage_raises_and_negative_lowers_logprob_and_kl_grows(tokenizer):
+    policy = _policy(tokenizer, learning_rate=1e-2)
+    samples = policy.sample(STATE, 2, rng_seed=3)
+    first, second = policy.logprobs(STATE, samples)
+    stats = policy.update([(STATE, samples)], [[1.0, -1.0]], kl_coef=0.0)
+    raised, lowered = policy.logprobs(STATE, samples)
+    assert raised > first and lowered < second
+    assert stats.kl == pytest.approx(0.0, abs=1e-6)  # measured before the step: the adapter starts at zero
+    assert stats.step_kl > 0  # the step moved the policy
+    assert policy.update([(STATE, samples)], [[1.0, -1.0]], kl_coef=0.1).kl > 0
+
+
+def test_save_and_load_restore_adapter_and_optimiser(tokenizer, tmp_path):
+    policy = _policy(tokenizer, learning_rate=1e-2)
+    samples = policy.sample(STATE, 2, rng_seed=5)
+    policy.update([(STATE, samples)], [[1.0, -1.0]], kl_coef=0.0)
+    policy.save(tmp_path)
+    restored = _policy(tokenizer, learning_rate=1e-2)
+    assert restored.logprobs(STATE, samples) != pytest.approx(policy.logprobs(STATE, samples))
+    restored.load(tmp_path)
+    assert restored.logprobs(STATE, samples) == pytest.approx(policy.logprobs(STATE, samples), abs=1e-5)
+    assert restored.optimizer.state_dict()["state"][0]["step"] == policy.optimizer.state_dict()["state"][0]["step"]
+
+
+def test_prompt_goes_through_the_chat_template_when_the_tokenizer_has_one(tokenizer):
+    chat = copy.deepcopy(tokenizer)
+    chat.chat_template = ("{% for m in messages %}<|{{ m.role }}|>{{ m.content }}\n{% endfor %}"
+                          "{% if add_generation_prompt %}<|assistant|>{% endif %}")
+    text = chat.decode(_policy(chat).prompt_ids(STATE))
+    assert text.startswith("<|system|>You are an expert RTL designer") and text.endswith("<|assistant|>")
+
+
+def test_make_policy_loads_a_local_checkpoint_offline(tokenizer, tmp_path):
+    _model(tokenizer).save_pretrained(tmp_path / "tiny")
+    tokenizer.save_pretrained(tmp_path / "tiny")
+    policy = make_policy(f"hf:{tmp_path / 'tiny'}", lora_rank=4, max_new_tokens=4)
+    assert policy.name == f"hf:{tmp_path / 'tiny'}" and policy.trainable
+    assert len(policy.sample(STATE, 2, rng_seed=0)) == 2
+    with pytest.raises(HdlrlError, match="cannot load model .* offline"):
+        make_policy(f"hf:{tmp_path / 'missing'}")
