@@ -60,6 +60,36 @@ def test_memory_named_like_its_module_is_matched_by_name(tmp_path: Path) -> None
     assert result.level == "proven" and result.method == "equiv-induct", result.reason
 
 
+# A 4-bit serialiser (ports of seq_detect): it captures four bits of din, then shifts them out
+# through `detected` MSB first while rotating; the bit rotated into position 0 never reaches
+# position 3 before the next capture, so what is rotated in does not matter.
+SERIALISER = """module seq_detect(input wire clk, input wire rst_n, input wire din, output wire detected);
+    reg [3:0] word;
+    reg [3:0] shift;
+    reg [1:0] count;
+    assign detected = shift[3];
+    always @(posedge clk or negedge rst_n)
+        if (!rst_n) begin word <= 4'd0; shift <= 4'd0; count <= 2'd0; end
+        else begin
+            word <= {word[2:0], din};
+            count <= count + 2'd1;
+            shift <= (count == 2'd3) ? word : {shift[2:0], FILL};
+        end
+endmodule
+"""
+
+
+def test_unobservable_change_is_proven_by_two_valued_induction(tmp_path: Path) -> None:
+    """X-aware induction stops at bounded(N) here; the 2-valued k-induction closes."""
+    designs = tmp_path / "designs"
+    shutil.copytree(DESIGNS_DIR / "seq_detect", designs / "seq_detect")
+    (designs / "seq_detect" / "rtl" / "seq_detect.v").write_text(SERIALISER.replace("FILL", "shift[3]"))
+    work = tmp_path / "work"
+    work.mkdir()
+    result = _check(work, "seq_detect", SERIALISER.replace("FILL", "shift[2]"), designs_dir=designs)
+    assert result.level == "proven" and result.method == "sat-tempinduct-2valued", result.reason
+
+
 def test_renamed_register_is_still_equivalent(tmp_path: Path) -> None:
     text = re.sub(r"\bstate\b", "current_state", _rtl("seq_detect"))
     result = _check(tmp_path, "seq_detect", text)

@@ -3,7 +3,7 @@
 A design's own testbench checks the cases its author thought of; a candidate tuned for PPA
 can pass it and still differ on an input nobody wrote down. Here both run together in one
 generated testbench, on thousands of cycles of stimulus generated in Python (corner values,
-held values, uniform random, a reset in the middle of the run), and every output is compared
+held values, long holds of control inputs, uniform random, a reset in the middle of the run), and every output is compared
 every cycle. The stimulus goes to the simulator as a `$readmemh` file, so it is the same on
 Icarus and Verilator, reproducible from the seed, and the inputs of a mismatch can be named.
 
@@ -31,6 +31,8 @@ TESTBENCH_FILE = "hdlrl_diffsim_tb.v"
 STIMULUS_FILE = "hdlrl_diffsim_stimulus.hex"
 _REPORTED_MISMATCHES = 10  # mismatch lines the testbench prints; it counts all of them
 _MIDRUN_RESET_CYCLES = 2
+_CONTROL_WIDTH = 2  # inputs this narrow are controls (start, enable, mode), not data
+_LONG_HOLD_CHANCE = 0.005  # per cycle not already held: about half the run in long holds
 
 
 @dataclass(frozen=True)
@@ -95,7 +97,10 @@ def _corner_values(width: int, rng: random.Random) -> tuple[int, ...]:
 
 def _input_sequence(rng: random.Random, width: int, cycles: int) -> list[int]:
     """A mix per cycle: a corner value (a quarter of the time), the previous value held for a
-    few cycles (enables, selects and operands that stay put), or uniform random."""
+    few cycles (enables, selects and operands that stay put), or uniform random. A control
+    input (at most `_CONTROL_WIDTH` bits) is also held now and then for 16 to 1024 cycles
+    (log-uniform): a `start` or `enable` held for as long as a counter takes to wrap is how
+    a changed count limit shows at the outputs."""
     values = []
     value = 0
     held = 0
@@ -104,7 +109,10 @@ def _input_sequence(rng: random.Random, width: int, cycles: int) -> list[int]:
             held -= 1
         else:
             draw = rng.random()
-            if draw < 0.25:
+            if width <= _CONTROL_WIDTH and draw < _LONG_HOLD_CHANCE:
+                value = rng.getrandbits(width)
+                held = int(2 ** rng.uniform(4, 10))
+            elif draw < 0.25:
                 value = rng.choice(_corner_values(width, rng))
             elif draw < 0.4:
                 held = rng.randint(1, 8)

@@ -21,7 +21,7 @@ from hdlrl.verify.flow import GateFlow
 from hdlrl.verify.gate import Verdict, gate
 from hdlrl.verify.interface import InterfaceError
 
-GATE_SCHEMA = 2  # bump when Verdict or the gate's stages change meaning (2: module-only reference renaming)
+GATE_SCHEMA = 3  # bump when Verdict or the gate's stages change meaning (3: long control holds, 2-valued induction)
 
 
 @dataclass(frozen=True)
