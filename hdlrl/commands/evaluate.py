@@ -10,13 +10,12 @@ from tqdm import tqdm
 
 from hdlrl.design import Design, load_design
 from hdlrl.errors import HdlrlError
-from hdlrl.evaluate.cache import ResultCache
+from hdlrl.evaluate.cache import default_cache_path
 from hdlrl.evaluate.executors import make_executor
 from hdlrl.evaluate.flow import DEFAULT_FLOW, load_flow
 from hdlrl.evaluate.job import EvalJob
 from hdlrl.evaluate.metrics import orfs_metrics
 from hdlrl.evaluate.result import EvalResult
-from hdlrl.paths import user_cache_dir
 from hdlrl.pdk import get_pdk
 from hdlrl.report import markdown_table, text_table
 
@@ -46,10 +45,7 @@ def run_eval(arguments: argparse.Namespace) -> int:
     designs = [_with_candidate(load_design(path), arguments.rtl) for path in arguments.designs]
     pdk = get_pdk(arguments.pdk, arguments.pdk_dir)
     flow = load_flow(arguments.flow or DEFAULT_FLOW)
-    cache_path = None
-    if not arguments.no_cache:
-        cache_path = user_cache_dir() / "results.sqlite"
-        ResultCache(cache_path).close()  # create the table once, before workers race to
+    cache_path = default_cache_path(not arguments.no_cache)
     sandbox = False if arguments.no_sandbox else None
     jobs = [EvalJob(design, pdk, flow, cache_path, sandbox) for design in designs]
     executor = make_executor(arguments.executor, arguments.workers, arguments.ray_address)

@@ -8,9 +8,8 @@ from pathlib import Path
 
 from hdlrl.design import load_design
 from hdlrl.errors import HdlrlError
-from hdlrl.evaluate.cache import ResultCache
+from hdlrl.evaluate.cache import default_cache_path
 from hdlrl.evaluate.executors import make_executor
-from hdlrl.paths import user_cache_dir
 from hdlrl.pdk import get_pdk
 from hdlrl.report import markdown_table, text_table
 from hdlrl.serialize import to_jsonable
@@ -22,21 +21,13 @@ SCORE_HEADERS = ("design", "mutants", "equivalent", "killed_by_testbench", "kill
                  "killed_by_gate", "kill_rate_gate", "false_rejections", "gate_median_s", "gate_p95_s")
 
 
-def _cache_path(arguments: argparse.Namespace) -> Path | None:
-    if arguments.no_cache:
-        return None
-    path = user_cache_dir() / "results.sqlite"
-    ResultCache(path).close()  # create the table once, before workers race to
-    return path
-
-
 def run_gate(arguments: argparse.Namespace) -> int:
     design = load_design(arguments.design)
     for path in arguments.rtl:
         if not path.is_file():
             raise HdlrlError("candidate source not found", path)
     job = GateJob(design, tuple(path.resolve() for path in arguments.rtl), get_pdk(arguments.pdk, arguments.pdk_dir),
-                  load_gate_flow(arguments.flow or DEFAULT_GATE_FLOW), _cache_path(arguments),
+                  load_gate_flow(arguments.flow or DEFAULT_GATE_FLOW), default_cache_path(not arguments.no_cache),
                   False if arguments.no_sandbox else None, with_ppa=not arguments.no_ppa)
     verdict = run_gate_job(job)
     if arguments.json:
@@ -80,7 +71,7 @@ def _report(scores: list[GateScore], total: GateScore) -> str:
 def run_gate_score(arguments: argparse.Namespace) -> int:
     pdk = get_pdk(arguments.pdk, arguments.pdk_dir)
     flow = load_gate_flow(arguments.flow or DEFAULT_GATE_FLOW)
-    cache_path = _cache_path(arguments)
+    cache_path = default_cache_path(not arguments.no_cache)
     executor = make_executor(arguments.executor, arguments.workers, arguments.ray_address)
     try:
         scores = [_score_or_error(path, arguments, pdk, flow, executor, cache_path) for path in arguments.designs]

@@ -67,12 +67,24 @@ def cache_key(design: Design, pdk: Pdk, flow: Any, versions: dict[str, str], ext
     return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()
 
 
+CACHE_FILE = "results.sqlite"
+
+
+def default_cache_path(enabled: bool = True) -> Path | None:
+    """The user's result cache, its table created once before worker processes race to; None if disabled."""
+    if not enabled:
+        return None
+    path = user_cache_dir() / CACHE_FILE
+    ResultCache(path).close()
+    return path
+
+
 class ResultCache:
     """Maps cache keys to result JSON (an EvalResult, or any dataclass with `from_dict`).
     Safe to share between processes (sqlite WAL)."""
 
     def __init__(self, path: Path | None = None):
-        self.path = path or user_cache_dir() / "results.sqlite"
+        self.path = path or user_cache_dir() / CACHE_FILE
         self._connection = sqlite3.connect(self.path, timeout=30, isolation_level=None)
         self._connection.execute("PRAGMA journal_mode=WAL")
         self._connection.execute("CREATE TABLE IF NOT EXISTS results (key TEXT PRIMARY KEY, "
