@@ -28,6 +28,23 @@ def _add_gate_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-sandbox", action="store_true", help="run tools without bubblewrap")
 
 
+def _add_optimize_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--policy", default="rewrite", help="rewrite (embedded), hf:PATH_OR_NAME or openai:URL")
+    parser.add_argument("--policy-option", action="append", metavar="KEY=VALUE",
+                        help="a keyword option of the policy backend (e.g. lora_rank=16), repeatable")
+    parser.add_argument("--budget", type=int, help="candidates in all (default: the flow's steps x groups x k)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--no-update", action="store_true", help="frozen policy: search without learning")
+    parser.add_argument("--best-of-n", action="store_true", help="baseline: sample the original design only, frozen")
+    parser.add_argument("--out", type=Path, help="run directory (default: runs/DESIGN-seedS)")
+    parser.add_argument("--flow", type=Path, help="optimiser flow YAML (default: flows/optimize.yaml)")
+    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    parser.add_argument("--no-cache", action="store_true", help="always run the tools")
+    parser.add_argument("--no-sandbox", action="store_true", help="run tools without bubblewrap")
+    _add_pdk_arguments(parser)
+    _add_executor_arguments(parser)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hdlrl", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -69,6 +86,16 @@ def build_parser() -> argparse.ArgumentParser:
     _add_gate_arguments(gate_score)
     gate_score.add_argument("--json", action="store_true", help="print JSON instead of a table")
     gate_score.add_argument("--report", type=Path, help="also write a Markdown table to this file")
+
+    optimize = commands.add_parser("optimize", help="improve one design's PPA with a policy trained during the run")
+    optimize.add_argument("design", type=Path, metavar="DESIGN_DIR")
+    _add_optimize_arguments(optimize)
+    optimize.add_argument("--resume", action="store_true", help="continue the run in --out from its last checkpoint")
+    suite = commands.add_parser("optimize-suite", help="optimise many designs; a table with the geometric mean")
+    suite.add_argument("designs", nargs="+", type=Path, metavar="DESIGN_DIR")
+    _add_optimize_arguments(suite)
+    suite.add_argument("--resume", action="store_true", help="continue each design's run from its checkpoint")
+    suite.add_argument("--report", type=Path, help="also write a Markdown table to this file")
 
     importer = commands.add_parser("import", help="import benchmark designs into the design format")
     importer.add_argument("suite", choices=("rtllm",))
@@ -118,6 +145,14 @@ def main(argv: list[str] | None = None) -> int:
             from hdlrl.commands.mutants import run_mutants
 
             return run_mutants(arguments)
+        if arguments.command == "optimize":
+            from hdlrl.commands.optimize import run_optimize
+
+            return run_optimize(arguments)
+        if arguments.command == "optimize-suite":
+            from hdlrl.commands.optimize import run_optimize_suite
+
+            return run_optimize_suite(arguments)
         if arguments.command == "import":
             from hdlrl.importers.rtllm import run_import
 

@@ -50,7 +50,7 @@ class PoolState:
 
     id: str
     sources: dict[str, str]  # file name -> Verilog text
-    reward: float  # the gate's dense reward (accepted > 7 > every rejected one)
+    reward: float  # the optimiser's reward (hdlrl/optimize/reward.py): every accepted one above every rejected one
     parent: str | None = None
     accepted: bool = True
     level: str = ""  # proven, bounded, simulated or failed

@@ -1,0 +1,122 @@
+"""`hdlrl optimize` (one design) and `hdlrl optimize-suite` (many, with the geometric mean)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from pathlib import Path
+
+from hdlrl.design import Design, load_design
+from hdlrl.errors import HdlrlError
+from hdlrl.evaluate.cache import default_cache_path
+from hdlrl.evaluate.executors import make_executor
+from hdlrl.optimize.flow import DEFAULT_OPTIMIZE_FLOW, load_optimize_flow
+from hdlrl.optimize.loop import OptimizeRun
+from hdlrl.optimize.report import write_report
+from hdlrl.pdk import get_pdk
+from hdlrl.policy import make_policy
+from hdlrl.report import markdown_table, text_table
+
+SUITE_HEADERS = ("design", "verified", "gate_level", "ppa_product_ratio", "best_action", "reference_area_um2",
+                 "best_area_um2", "reference_delay_ns", "best_delay_ns", "reference_power_mw", "best_power_mw")
+
+
+def _policy_options(pairs: list[str]) -> dict:
+    """`key=value` pairs, values read as JSON where they parse (numbers, booleans), else text."""
+    options = {}
+    for pair in pairs:
+        key, separator, value = pair.partition("=")
+        if not separator:
+            raise HdlrlError(f"--policy-option {pair!r} is not key=value")
+        try:
+            options[key] = json.loads(value)
+        except json.JSONDecodeError:
+            options[key] = value
+    return options
+
+
+def _mode(arguments: argparse.Namespace) -> str:
+    return "best-of-n" if arguments.best_of_n else "frozen" if arguments.no_update else "ttt"
+
+
+def optimize_design(design: Design, arguments: argparse.Namespace, run_dir: Path) -> dict:
+    """Run (or resume) one optimisation and write its outputs; returns the summary."""
+    flow = load_optimize_flow(arguments.flow or DEFAULT_OPTIMIZE_FLOW)
+    if arguments.budget:
+        flow = flow.with_budget(arguments.budget)
+    pdk = get_pdk(arguments.pdk, arguments.pdk_dir)
+    policy = make_policy(arguments.policy, **_policy_options(arguments.policy_option or []))
+    executor = make_executor(arguments.executor, arguments.workers, arguments.ray_address)
+    try:
+        run = OptimizeRun(design, policy, pdk, flow, run_dir, executor, default_cache_path(not arguments.no_cache),
+                          arguments.seed, _mode(arguments), False if arguments.no_sandbox else None,
+                          progress=not arguments.json)
+        best = run.run(resume=arguments.resume)
+    finally:
+        executor.close()
+    summary = {
+        "design": design.name, "policy": policy.name, "mode": _mode(arguments), "pdk": pdk.name,
+        "seed": arguments.seed, "budget": flow.budget, "steps": flow.steps,
+        "reference_ppa": run.state.reference_ppa, "best_ppa": best.ppa,
+        "ppa_product_ratio": run.state.best_ratio[-1] if run.state.best_ratio else 1.0,
+        "verified": best.accepted, "gate_level": best.level, "best_state_id": best.id,
+        "best_action": best.metadata.get("action"),
+    }
+    (run_dir / "best.v").write_text("".join(best.sources[name] for name in run.original))
+    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    write_report(run_dir, run.original, best.sources)
+    return summary
+
+
+def run_optimize(arguments: argparse.Namespace) -> int:
+    design = load_design(arguments.design)
+    run_dir = arguments.out or Path("runs") / f"{design.name}-seed{arguments.seed}"
+    summary = optimize_design(design, arguments, run_dir)
+    if arguments.json:
+        print(json.dumps(summary, indent=2))
+    else:
+        print(text_table(("field", "value"), [
+            ("design", summary["design"]), ("policy", f"{summary['policy']} ({summary['mode']})"),
+            ("budget", summary["budget"]), ("PPA product ratio", round(summary["ppa_product_ratio"], 4)),
+            ("gate level", summary["gate_level"]), ("best rewrite", summary["best_action"] or "-"),
+            ("run directory", str(run_dir))]))
+    return 0
+
+
+def _suite_row(summary: dict) -> tuple:
+    reference, best = summary["reference_ppa"], summary["best_ppa"]
+    return (summary["design"], "yes" if summary["verified"] else "no", summary["gate_level"],
+            summary["ppa_product_ratio"], summary["best_action"] or "-",
+            reference["area_um2"], best["area_um2"], reference["delay_ns"], best["delay_ns"],
+            reference["power_mw"], best["power_mw"])
+
+
+def geometric_mean(values: list[float]) -> float:
+    return math.exp(sum(math.log(value) for value in values) / len(values)) if values else 1.0
+
+
+def run_optimize_suite(arguments: argparse.Namespace) -> int:
+    out = arguments.out or Path("runs") / "suite"
+    summaries, failures = [], []
+    for path in arguments.designs:
+        try:
+            design = load_design(path)
+            summaries.append(optimize_design(design, arguments, out / f"{design.name}-seed{arguments.seed}"))
+        except HdlrlError as error:
+            failures.append(f"{path.name}: {error}")
+    rows = [_suite_row(summary) for summary in summaries]
+    mean = geometric_mean([summary["ppa_product_ratio"] for summary in summaries])
+    rows.append(("geomean", "", "", mean, "", None, None, None, None, None, None))
+    if arguments.report:
+        arguments.report.write_text(markdown_table(SUITE_HEADERS, rows) + "\n"
+                                    + "".join(f"\n- not optimised: {failure}" for failure in failures) + "\n")
+    (out / "suite.json").write_text(json.dumps({"designs": summaries, "geomean_ppa_product_ratio": mean,
+                                                "failures": failures}, indent=2) + "\n")
+    if arguments.json:
+        print(json.dumps({"designs": summaries, "geomean_ppa_product_ratio": mean, "failures": failures}, indent=2))
+    else:
+        print(text_table(SUITE_HEADERS, rows))
+        for failure in failures:
+            print(f"hdlrl: not optimised: {failure}")
+    return 1 if failures else 0

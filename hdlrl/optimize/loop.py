@@ -1,0 +1,277 @@
+"""The test-time-training loop of `hdlrl optimize`: expand, verify, score, learn, checkpoint.
+
+One step (TTT-Discover's sampler with TTT-RTL's verifier):
+1. PUCT picks `groups` states from the pool (lineages blocked within the batch);
+2. the policy samples `group_size` candidates from each, shown the gate's reasons for that
+   state's failed children;
+3. the gate judges every candidate in parallel through the bridge's executor (cached);
+4. rewards: -ln(PPA ratio) when accepted, below every accepted reward when not;
+5. accepted candidates join the pool, every expansion counts as a visit;
+6. per-group advantages (entropic by default) and, unless frozen, one policy update with the
+   KL coefficient the controller set; the controller then reads the step's four signals;
+7. the history, the pool and a checkpoint (pool, policy, controller, step) are written.
+
+A killed run resumes from the last checkpoint and repeats at most the step in flight: every
+random choice is seeded from (seed, step, group), and the gate's verdicts come from the cache.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from tqdm import tqdm
+
+from hdlrl.design import Design, Objective
+from hdlrl.errors import HdlrlError
+from hdlrl.evaluate.executors import Executor
+from hdlrl.evaluate.result import PPA
+from hdlrl.hdl.mutate import relative_name, write_sources
+from hdlrl.optimize.advantages import group_advantages
+from hdlrl.optimize.flow import OptimizeFlow
+from hdlrl.optimize.kl_control import KlControlSignals, KlControlState, update_kl_budget
+from hdlrl.optimize.puct import Pool, PoolState
+from hdlrl.optimize.reward import accepted_reward, rejected_reward
+from hdlrl.pdk import Pdk
+from hdlrl.policy.base import DesignState, Policy, Sample
+from hdlrl.serialize import to_jsonable
+from hdlrl.verify.gate import Verdict
+from hdlrl.verify.job import GateJob, run_gate_job
+
+MODES = ("ttt", "frozen", "best-of-n")  # learn and search; search only; sample the original only
+CHECKPOINT_POINTER = "checkpoint.json"
+HISTORY = "history.jsonl"
+
+
+@dataclass
+class Judgement:
+    """What the loop keeps of one candidate's verdict."""
+
+    accepted: bool
+    stage: str
+    level: str
+    reason: str
+    reward: float
+    ppa: dict | None = None
+    ppa_ratio: float | None = None
+    wall_s: float = 0.0
+
+
+@dataclass
+class RunState:
+    """Everything a checkpoint holds besides the pool and the policy."""
+
+    step: int = 0  # steps completed
+    controller: KlControlState | None = None
+    next_state_number: int = 1
+    reference_ppa: dict | None = None
+    best_ratio: list[float] = field(default_factory=list)  # after each step
+
+
+def _controller_from_dict(data: dict) -> KlControlState:
+    signals = data.pop("signals", None)
+    return KlControlState(**data, signals=KlControlSignals(**signals) if signals else None)
+
+
+class OptimizeRun:
+    def __init__(self, design: Design, policy: Policy, pdk: Pdk, flow: OptimizeFlow, run_dir: Path,
+                 executor: Executor, cache_path: Path | None, seed: int = 0, mode: str = "ttt",
+                 sandbox: bool | None = None, progress: bool = True):
+        self.design, self.policy, self.pdk, self.flow = design, policy, pdk, flow
+        self.run_dir, self.executor, self.cache_path = run_dir, executor, cache_path
+        self.seed, self.mode, self.sandbox, self.progress = seed, mode, sandbox, progress
+        self.objective = flow.objective or design.objective
+        self.original = {relative_name(design, path): path.read_text(errors="replace") for path in design.rtl}
+        self.pool = Pool(max_size=flow.pool_size)
+        self.state = RunState(controller=KlControlState.initial(flow.kl_control))
+
+    # ------------------------------------------------------------------ judging candidates
+
+    def _judge(self, samples: list[Sample], verdicts: list[Verdict | None]) -> list[Judgement]:
+        judged = []
+        for sample, verdict in zip(samples, verdicts):
+            if verdict is None:
+                reason = sample.text if sample.action else "the completion holds no Verilog module"
+                judged.append(Judgement(False, "parse", "none", f"no candidate RTL: {reason}",
+                                        rejected_reward(0.0, self.flow.ratio_floor)))
+            elif verdict.accepted and verdict.ppa and verdict.reference_ppa:
+                ratio = verdict.ppa.normalised_to(verdict.reference_ppa, self.objective)
+                judged.append(Judgement(True, verdict.stage, verdict.level, "",
+                                        accepted_reward(ratio, self.flow.ratio_floor),
+                                        to_jsonable(verdict.ppa), ratio, verdict.wall_s))
+            else:
+                judged.append(Judgement(False, verdict.stage, verdict.level, verdict.reason,
+                                        rejected_reward(verdict.reward, self.flow.ratio_floor),
+                                        wall_s=verdict.wall_s))
+        return judged
+
+    def _gate_jobs(self, samples: list[Sample], folder: Path) -> list[GateJob | None]:
+        jobs: list[GateJob | None] = []
+        for index, sample in enumerate(samples):
+            if not sample.sources:
+                jobs.append(None)
+                continue
+            paths = write_sources(self.design, sample.sources, folder / f"candidate_{index:03d}")
+            jobs.append(GateJob(self.design, paths, self.pdk, self.flow.gate, self.cache_path, self.sandbox))
+        return jobs
+
+    def _run_gate(self, jobs: list[GateJob | None]) -> list[Verdict | None]:
+        """Verdicts in job order; a candidate proposed twice in one step is judged once."""
+        unique = {job.key(): job for job in jobs if job is not None}
+        verdicts = dict(zip(unique, self.executor.map(list(unique.values()))))
+        return [verdicts[job.key()] if job is not None else None for job in jobs]
+
+    # ------------------------------------------------------------------ the pool
+
+    def _new_id(self) -> str:
+        state_id = f"s{self.state.next_state_number:05d}"
+        self.state.next_state_number += 1
+        return state_id
+
+    def _design_state(self, state: PoolState) -> DesignState:
+        return DesignState(self.design.name, self.design.top, self.design.description, dict(state.sources),
+                           state.ppa, self.state.reference_ppa,
+                           list(state.metadata.get("feedback", []))[-self.flow.feedback_lines:], state.id)
+
+    def _start(self) -> None:
+        """The original RTL, judged by the gate like any candidate, is the pool's initial state."""
+        job = GateJob(self.design, self.design.rtl, self.pdk, self.flow.gate, self.cache_path, self.sandbox)
+        verdict = run_gate_job(job)
+        if not verdict.accepted or verdict.ppa is None:
+            raise HdlrlError(f"the reference does not pass its own gate ({verdict.stage}: {verdict.reason})",
+                             self.design.root / "design.yaml")
+        self.state.reference_ppa = to_jsonable(verdict.ppa)
+        self.pool.add(PoolState("s00000", dict(self.original), accepted_reward(1.0, self.flow.ratio_floor),
+                                level=verdict.level, ppa=self.state.reference_ppa, initial=True))
+
+    # ------------------------------------------------------------------ one step
+
+    def _select(self) -> list[PoolState]:
+        if self.mode == "best-of-n":
+            initial = next(state for state in self.pool.states.values() if state.initial)
+            return [initial] * self.flow.groups
+        return self.pool.select(self.flow.groups, self.flow.exploration)
+
+    def step(self, step: int) -> list[dict]:
+        """Run step `step`; returns its history rows (candidates, then the step summary)."""
+        started = time.perf_counter()
+        parents = self._select()
+        folder = self.run_dir / "candidates" / f"step_{step:04d}"
+        shutil.rmtree(folder, ignore_errors=True)
+        groups: list[tuple[PoolState, DesignState, list[Sample]]] = []
+        jobs: list[GateJob | None] = []
+        for group, parent in enumerate(parents):
+            design_state = self._design_state(parent)
+            samples = self.policy.sample(design_state, self.flow.group_size,
+                                         rng_seed=(self.seed * 1_000_003 + step * 1_009 + group) % 2**31)
+            groups.append((parent, design_state, samples))
+            jobs += self._gate_jobs(samples, folder / f"group_{group:02d}")
+        judged = iter(self._judge([sample for _, _, samples in groups for sample in samples], self._run_gate(jobs)))
+
+        rows, rewards = [], []
+        for group, (parent, _, samples) in enumerate(groups):
+            group_rewards = []
+            for index, sample in enumerate(samples):
+                judgement = next(judged)
+                group_rewards.append(judgement.reward)
+                state_id = ""
+                if judgement.accepted:
+                    child = self.pool.add(PoolState(self._new_id(), dict(sample.sources), judgement.reward,
+                                                    parent=parent.id, level=judgement.level, ppa=judgement.ppa,
+                                                    step=step, metadata={"action": sample.action}))
+                    state_id = child.id
+                else:
+                    feedback = parent.metadata.setdefault("feedback", [])
+                    feedback.append(f"{sample.action or 'candidate'}: {judgement.stage}: {judgement.reason}")
+                    del feedback[:-self.flow.feedback_lines]
+                rows.append({"kind": "candidate", "step": step, "group": group, "sample": index,
+                             "state_id": state_id, "parent_id": parent.id, "action": sample.action,
+                             **asdict(judgement)})
+            self.pool.record_expansion(parent.id, group_rewards)
+            rewards.append(group_rewards)
+
+        controller = self.state.controller
+        advantages = group_advantages(rewards, self.flow.advantage, controller.delta)
+        stats = None
+        if self.mode == "ttt" and self.policy.trainable:
+            learning = [(index, values) for index, values in enumerate(advantages.advantages) if values is not None]
+            if learning:
+                stats = self.policy.update([(groups[index][1], groups[index][2]) for index, _ in learning],
+                                           [values for _, values in learning], controller.kl_coef)
+        self.state.controller = update_kl_budget(controller, KlControlSignals(
+            reference_kl=stats.kl if stats else 0.0,
+            effective_sample_size=advantages.mean_effective_sample_size,
+            constant_fraction=advantages.constant_fraction,
+            saturated_fraction=advantages.saturated_fraction), self.flow.kl_control)
+        best = self.pool.best()
+        ratio = best.ppa and _ratio(best.ppa, self.state.reference_ppa, self.objective)
+        self.state.best_ratio.append(ratio)
+        rows.append({"kind": "step", "step": step, "best_ratio": ratio, **self.state.controller.to_dict(),
+                     "loss": stats.loss if stats else 0.0, "kl": stats.kl if stats else 0.0,
+                     "constant_groups": advantages.constant_groups,
+                     "accepted": sum(row["accepted"] for row in rows), "candidates": len(rows),
+                     "wall_s": time.perf_counter() - started})
+        return rows
+
+    # ------------------------------------------------------------------ checkpoints
+
+    def _checkpoint(self, step: int, rows: list[dict]) -> None:
+        """History first, then a complete checkpoint folder, then the pointer to it (atomic)."""
+        with open(self.run_dir / HISTORY, "a") as history:
+            history.writelines(json.dumps(row) + "\n" for row in rows)
+        folder = self.run_dir / f"checkpoint-{step:04d}"
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir(parents=True)
+        self.pool.save(folder / "pool.json")
+        self.policy.save(folder / "policy")
+        (folder / "run_state.json").write_text(json.dumps(to_jsonable(self.state)))
+        pointer = self.run_dir / (CHECKPOINT_POINTER + ".tmp")
+        pointer.write_text(json.dumps({"folder": folder.name, "step": step}))
+        os.replace(pointer, self.run_dir / CHECKPOINT_POINTER)
+        shutil.copyfile(folder / "pool.json", self.run_dir / "pool.json")
+        for old in self.run_dir.glob("checkpoint-*"):
+            if old != folder:
+                shutil.rmtree(old, ignore_errors=True)
+
+    def _resume(self) -> bool:
+        """Load the last checkpoint; history rows of the step in flight are dropped."""
+        pointer = self.run_dir / CHECKPOINT_POINTER
+        if not pointer.is_file():
+            return False
+        folder = self.run_dir / json.loads(pointer.read_text())["folder"]
+        self.pool = Pool.load(folder / "pool.json")
+        self.policy.load(folder / "policy")
+        data = json.loads((folder / "run_state.json").read_text())
+        self.state = RunState(**{**data, "controller": _controller_from_dict(data["controller"])})
+        history = self.run_dir / HISTORY
+        if history.is_file():
+            kept = [line for line in history.read_text().splitlines()
+                    if line and json.loads(line)["step"] < self.state.step]
+            history.write_text("".join(line + "\n" for line in kept))
+        return True
+
+    # ------------------------------------------------------------------ the run
+
+    def run(self, resume: bool = False) -> PoolState:
+        """All steps of the flow (the rest of them when resuming); returns the best state."""
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        if not (resume and self._resume()):
+            for stale in (HISTORY, CHECKPOINT_POINTER):
+                (self.run_dir / stale).unlink(missing_ok=True)
+            self._start()
+        bar = tqdm(range(self.state.step, self.flow.steps), initial=self.state.step, total=self.flow.steps,
+                   desc=f"optimize {self.design.name}", unit="step", disable=not self.progress)
+        for step in bar:
+            rows = self.step(step)
+            self.state.step = step + 1
+            self._checkpoint(step, rows)
+            bar.set_postfix(best=f"{self.state.best_ratio[-1]:.4f}")
+        return self.pool.best()
+
+
+def _ratio(ppa: dict, reference: dict, objective: Objective) -> float:
+    return PPA(**ppa).normalised_to(PPA(**reference), objective)

@@ -1,0 +1,177 @@
+"""The embedded policy: a small torch softmax over architecture rewrites, needing no weights.
+
+Its actions are the rules of `hdlrl.hdl.rewrites` (adder and multiplier architectures,
+shared arithmetic, width trimming, mux restructuring, FSM encodings), one per option of a
+rule (`state_encoding:one_hot`, `prefix_adder:kogge_stone`), each applied at one of its
+sites in the state's RTL. Which action pays depends on the design,
+so the logits are linear in a few features of the RTL (counts of operators, declarations and
+decision points, and how many sites each action has), and the weights learn at test time by
+the same objective as an LLM policy: advantage-weighted log-likelihood with a KL penalty to
+the initial (uniform) policy.
+
+    pi(action | x) = softmax_action(W x + b) over the actions with a site in x
+    pi(action, site | x) = pi(action | x) / sites(action, x)
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import random
+from pathlib import Path
+
+import torch
+
+from hdlrl.hdl.lexer import tokenize
+from hdlrl.optimize.puct import source_hash
+from hdlrl.hdl.rewrites import RULES, RewriteSite, applicable_rewrites, apply_everywhere, apply_rewrite
+from hdlrl.hdl.verilog_ast import parse_verilog, unparse
+from hdlrl.policy.base import DesignState, Sample, UpdateStats
+
+STATE_FILE = "rewrite_policy.pt"
+EVERYWHERE = -1  # the placement "every site of the action at once"
+# Token kinds whose counts describe a design to the policy: arithmetic, selection, state.
+_COUNTED = ("+", "-", "*", "<<", ">>", "?", "==", "<", ">", "&", "|", "^", "case", "if", "for", "posedge",
+            "always", "assign", "reg", "parameter", "localparam")
+
+
+def action_name(site: RewriteSite) -> str:
+    return f"{site.rule}:{site.option}" if site.option else site.rule
+
+
+def design_features(sources: dict[str, str], site_counts: list[int]) -> list[float]:
+    """ln(1 + count) of each counted token, of each action's sites, plus a constant 1."""
+    counts = dict.fromkeys(_COUNTED, 0)
+    for text in sources.values():
+        for token in tokenize(text):
+            if token.text in counts:
+                counts[token.text] += 1
+    return [math.log1p(value) for value in [*counts.values(), *site_counts]] + [1.0]
+
+
+class RewritePolicy:
+    name = "rewrite"
+    trainable = True
+
+    def __init__(self, learning_rate: float = 0.05):
+        self.actions = [f"{name}:{option}" if option else name
+                        for name, rule in RULES.items() for option in rule.options]
+        width = len(_COUNTED) + len(self.actions) + 1
+        self.weights = torch.zeros(len(self.actions), width, requires_grad=True)  # zero: uniform at start
+        self.optimizer = torch.optim.Adam([self.weights], lr=learning_rate, betas=(0.9, 0.95))
+        self._analysed: dict[str, tuple[list[float], dict[str, list[RewriteSite]]]] = {}
+
+    def _sites(self, state: DesignState) -> dict[str, list[RewriteSite]]:
+        """Each action's sites in the state's RTL."""
+        parsed = {file: parse_verilog(text, Path(file)) for file, text in state.sources.items()}
+        by_action: dict[str, list[RewriteSite]] = {action: [] for action in self.actions}
+        for site in applicable_rewrites(parsed):
+            by_action[action_name(site)].append(site)
+        return by_action
+
+    def _log_policy(self, features: list[float], sites: dict[str, list[RewriteSite]],
+                    weights: torch.Tensor) -> torch.Tensor:
+        """log pi(action | x), -inf for actions without a site."""
+        logits = weights @ torch.tensor(features)
+        mask = torch.tensor([not sites[action] for action in self.actions])
+        return torch.log_softmax(logits.masked_fill(mask, -math.inf), dim=0)
+
+    def _state(self, state: DesignState) -> tuple[list[float], dict[str, list[RewriteSite]]]:
+        """Features and sites of a state, computed once per distinct RTL (parsing costs milliseconds)."""
+        key = source_hash(state.sources)
+        if key not in self._analysed:
+            sites = self._sites(state)
+            self._analysed[key] = design_features(state.sources, [len(sites[action]) for action in self.actions]), sites
+        return self._analysed[key]
+
+    def sample(self, state: DesignState, k: int, rng_seed: int) -> list[Sample]:
+        """`k` distinct (action, placement) pairs drawn without replacement from pi, as rewritten sources.
+
+        A placement is one site, or, for an action with several sites, all of them at once
+        (`EVERYWHERE`): a trimmed counter or a re-encoded FSM often pays only when every
+        occurrence changes. pi(action) is shared evenly among its placements.
+        """
+        features, sites = self._state(state)
+        if not any(sites.values()):
+            return [Sample({}, "no rewrite applies", None, "none") for _ in range(k)]
+        with torch.no_grad():
+            log_policy = self._log_policy(features, sites, self.weights)
+        placements = []
+        for position, action in enumerate(self.actions):
+            choices = [*range(len(sites[action])), *([EVERYWHERE] if len(sites[action]) > 1 else [])]
+            placements += [(action, choice, log_policy[position].item() - math.log(len(choices))) for choice in choices]
+        generator = random.Random(rng_seed)
+        # Gumbel top-k: k draws without replacement, in proportion to pi(action, placement).
+        keyed = sorted(placements, key=lambda entry: entry[2] - math.log(-math.log(generator.random() or 1e-300)),
+                       reverse=True)
+        samples = []
+        for action, choice, log_probability in (keyed[index % len(keyed)] for index in range(k)):
+            sources, description = self._rewritten(state, sites[action], choice)
+            samples.append(Sample(sources, description, log_probability, action, {"site": choice}))
+        return samples
+
+    @staticmethod
+    def _rewritten(state: DesignState, sites: list[RewriteSite], choice: int) -> tuple[dict[str, str], str]:
+        """The state's sources with one site, or every site (`EVERYWHERE`), rewritten."""
+        if choice != EVERYWHERE:
+            rewrite = apply_rewrite(sites[choice])
+            return {**state.sources, rewrite.file: rewrite.text}, sites[choice].description
+        sources, done = dict(state.sources), []
+        for site in {site.file: site for site in sites}.values():
+            source, descriptions = apply_everywhere(site.file, site.source, site.rule, site.option)
+            sources[site.file] = unparse(source)
+            done += descriptions
+        return sources, f"everywhere ({len(done)}): " + "; ".join(done)
+
+    def update(self, state_samples: list[tuple[DesignState, list[Sample]]], advantages: list[list[float]],
+               kl_coef: float) -> UpdateStats:
+        """loss = -mean_i A_i log pi(a_i | x) + kl_coef * mean_x KL(pi(. | x) || pi_0(. | x)).
+
+        pi_0 is the initial policy, uniform over the actions with a site; the KL is exact.
+        """
+        policy_terms, kl_terms, count = [], [], 0
+        for (state, samples), group_advantages in zip(state_samples, advantages):
+            features, sites = self._state(state)
+            log_policy = self._log_policy(features, sites, self.weights)
+            available = torch.isfinite(log_policy)
+            uniform = -math.log(int(available.sum()))
+            kl_terms.append((log_policy.exp()[available] * (log_policy[available] - uniform)).sum())
+            for sample, advantage in zip(samples, group_advantages):
+                if sample.action in self.actions and sites[sample.action]:
+                    policy_terms.append(-advantage * log_policy[self.actions.index(sample.action)])
+                    count += 1
+        if not policy_terms:
+            return UpdateStats()
+        kl = torch.stack(kl_terms).mean()
+        loss = torch.stack(policy_terms).mean() + kl_coef * kl
+        before = self.weights.detach().clone()
+        self.optimizer.zero_grad()
+        loss.backward()
+        grad_norm = float(self.weights.grad.norm())
+        self.optimizer.step()
+        return UpdateStats(loss=float(loss.detach()), kl=float(kl.detach()),
+                           step_kl=self._step_kl(state_samples, before), grad_norm=grad_norm, samples=count)
+
+    def _step_kl(self, state_samples: list[tuple[DesignState, list[Sample]]], before: torch.Tensor) -> float:
+        """Mean over the states of KL(pi_before || pi_after): how far this step moved the policy."""
+        divergences = []
+        with torch.no_grad():
+            for state, _ in state_samples:
+                features, sites = self._state(state)
+                old, new = (self._log_policy(features, sites, weights) for weights in (before, self.weights))
+                available = torch.isfinite(old)
+                divergences.append(float((old.exp()[available] * (old[available] - new[available])).sum()))
+        return sum(divergences) / len(divergences)
+
+    def save(self, folder: Path) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        buffer = io.BytesIO()
+        torch.save({"weights": self.weights.detach(), "optimizer": self.optimizer.state_dict(),
+                    "actions": self.actions}, buffer)
+        (folder / STATE_FILE).write_bytes(buffer.getvalue())
+
+    def load(self, folder: Path) -> None:
+        saved = torch.load(folder / STATE_FILE, weights_only=True)
+        with torch.no_grad():
+            self.weights.copy_(saved["weights"])
+        self.optimizer.load_state_dict(saved["optimizer"])

@@ -1,0 +1,99 @@
+"""`hdlrl optimize` end to end on a project design: outputs, JSON, learning, and resume after kill -9."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import DESIGNS_DIR
+from hdlrl.cli import main
+from hdlrl.errors import HdlrlError
+from hdlrl.optimize.flow import load_optimize_flow
+from hdlrl.optimize.reward import accepted_reward, rejected_reward
+
+FLOWS = Path(__file__).resolve().parents[1] / "flows"
+DESIGN = DESIGNS_DIR / "alu8"  # four prefix-adder sites, each proven in seconds
+
+
+@pytest.fixture(scope="module")
+def small_flow(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """flows/optimize.yaml with one group of two candidates a step: a budget of 4 is 2 steps."""
+    folder = tmp_path_factory.mktemp("flows")
+    for name in ("gate.yaml", "eval.yaml"):
+        (folder / name).write_text((FLOWS / name).read_text())
+    text = (FLOWS / "optimize.yaml").read_text().replace("groups: 2 ", "groups: 1 ").replace("group_size: 4 ", "group_size: 2 ")
+    (folder / "optimize.yaml").write_text(text)
+    return folder / "optimize.yaml"
+
+
+def _arguments(out: Path, flow: Path, *extra: str) -> list[str]:
+    return ["optimize", str(DESIGN), "--out", str(out), "--flow", str(flow), "--budget", "4", "--seed", "3", *extra]
+
+
+def _optimize(out: Path, flow: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "hdlrl.cli", *_arguments(out, flow, *extra)]
+
+
+def test_every_rejected_reward_is_below_every_accepted_one() -> None:
+    worst_accepted = accepted_reward(1e9, ratio_floor=1000.0)  # floored at -ln 1000
+    best_rejected = rejected_reward(6.999, ratio_floor=1000.0)
+    assert best_rejected < worst_accepted
+    assert rejected_reward(0.0, 1000.0) < rejected_reward(5.5, 1000.0) < best_rejected
+    assert accepted_reward(0.5, 1000.0) == pytest.approx(0.6931471805599453)
+
+
+def test_flow_errors_name_the_line(small_flow: Path, tmp_path: Path) -> None:
+    flow = small_flow.parent / "bad.yaml"
+    flow.write_text(small_flow.read_text().replace("advantage: entropic", "advantage: softmax"))
+    with pytest.raises(HdlrlError) as error:
+        load_optimize_flow(flow)
+    assert error.value.path == flow and error.value.line is not None and "softmax" in str(error.value)
+
+
+def test_optimize_writes_its_run_directory_and_json(small_flow: Path, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture) -> None:
+    out = tmp_path / "run"
+    assert main([*_arguments(out, small_flow), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    for key in ("reference_ppa", "best_ppa", "ppa_product_ratio", "verified", "gate_level"):
+        assert key in summary
+    assert set(summary["best_ppa"]) == {"area_um2", "delay_ns", "power_mw"}
+    assert summary["verified"] and summary["ppa_product_ratio"] <= 1.0
+    assert json.loads((out / "summary.json").read_text()) == summary
+    for name in ("best.v", "history.jsonl", "pool.json", "report.html"):
+        assert (out / name).is_file(), name
+    rows = [json.loads(line) for line in (out / "history.jsonl").read_text().splitlines()]
+    steps = [row for row in rows if row["kind"] == "step"]
+    assert len(steps) == 2 and len(rows) == 2 + 4
+    assert all(row["accepted"] and row["level"] == "proven" for row in rows if row["kind"] == "candidate")
+    for row in steps:
+        for signal_name in ("reference_kl", "effective_sample_size", "constant_fraction", "saturated_fraction",
+                            "delta", "kl_coef"):
+            assert signal_name in row
+
+
+def test_killed_run_resumes_to_the_same_pool(small_flow: Path, tmp_path: Path) -> None:
+    """kill -9 once the first step's checkpoint is written; --resume must end where a clean run ends."""
+    clean = tmp_path / "clean"
+    subprocess.run(_optimize(clean, small_flow), check=True, capture_output=True)
+    killed = tmp_path / "killed"  # uncached, so that each step takes seconds and the kill lands mid-run
+    process = subprocess.Popen(_optimize(killed, small_flow, "--no-cache"), stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 300
+    while not (killed / "checkpoint.json").is_file() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    assert json.loads((killed / "checkpoint.json").read_text())["step"] == 0, "the run ended before the kill"
+    assert not (killed / "summary.json").exists()
+    subprocess.run(_optimize(killed, small_flow, "--no-cache", "--resume"), check=True, capture_output=True)
+    pool = json.loads((clean / "pool.json").read_text())
+    resumed = json.loads((killed / "pool.json").read_text())
+    assert resumed == pool
