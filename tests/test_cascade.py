@@ -14,7 +14,6 @@ from hdlrl.evaluate.cascade import evaluate
 from hdlrl.evaluate.executors.local import LocalExecutor
 from hdlrl.evaluate.flow import load_flow
 from hdlrl.evaluate.job import EvalJob
-from hdlrl.evaluate.metrics import orfs_metrics
 from hdlrl.pdk import get_pdk
 
 

@@ -14,7 +14,7 @@ from hdlrl.hdl.mutate import ASSIGNMENTS, render, replace_child, walk
 from hdlrl.hdl.rewrites.base import RewriteRule, RewriteSite
 from hdlrl.hdl.rewrites.bitsim import Evaluator
 from hdlrl.hdl.rewrites.prefix import ARCHITECTURES, module_name, prefix_adder
-from hdlrl.hdl.rewrites.scope import Scope, enclosing_module, fresh_name, identifier_uses, literal, modules
+from hdlrl.hdl.rewrites.scope import Scope, Scopes, enclosing_module, fresh_name, identifier_uses, literal, modules
 
 RANDOM_VECTORS = 40  # per carry value, besides the corner cases
 
@@ -155,14 +155,14 @@ class PrefixAdder(RewriteRule):
 
     def sites(self, file: str, tree: ast.Source) -> list[RewriteSite]:
         sites = []
-        scopes: dict[int, Scope] = {}
+        scopes = Scopes()
         for index, (node, ancestors) in enumerate(walk(tree)):
             if not isinstance(node, (ast.Plus, ast.Minus)) or not isinstance(ancestors[-1], ast.Rvalue):
                 continue
             module = enclosing_module(ancestors)
             if module.name.startswith("hdlrl_"):
                 continue
-            scope = scopes.setdefault(id(module), Scope(module))
+            scope = scopes.of(ancestors)
             shape = _addition(node, ancestors, scope)
             if shape is None or shape[3] < self.minimum_width or _reads_procedural_values(node, ancestors) \
                     or not _result_used(ancestors[-2], scope):

@@ -13,7 +13,7 @@ from pyverilog.vparser import ast
 
 from hdlrl.hdl.mutate import ASSIGNMENTS, replace_child, walk
 from hdlrl.hdl.rewrites.base import RewriteRule, RewriteSite
-from hdlrl.hdl.rewrites.scope import (Scope, assignments_to, bits_for, enclosing_module, fresh_name,
+from hdlrl.hdl.rewrites.scope import (Scope, Scopes, assignments_to, bits_for, enclosing_module, fresh_name,
                                       identifier_uses, in_instance, literal, written_partially)
 
 ENCODINGS = ("binary", "gray", "one_hot")
@@ -131,11 +131,11 @@ class StateEncoding(RewriteRule):
     def sites(self, file: str, tree: ast.Source) -> list[RewriteSite]:
         sites = []
         seen: set[frozenset[str]] = set()
-        scopes: dict[int, Scope] = {}
+        scopes = Scopes()
         for index, (node, ancestors) in enumerate(walk(tree)):
             if not isinstance(node, CASES):
                 continue
-            scope = scopes.setdefault(id(enclosing_module(ancestors)), Scope(enclosing_module(ancestors)))
+            scope = scopes.of(ancestors)
             machine = find_state_machine(scope, node)
             if machine is None or frozenset(machine.registers) in seen:
                 continue

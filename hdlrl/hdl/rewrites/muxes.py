@@ -10,7 +10,7 @@ from pyverilog.vparser import ast
 
 from hdlrl.hdl.mutate import ASSIGNMENTS, render, replace_child, walk
 from hdlrl.hdl.rewrites.base import RewriteRule, RewriteSite
-from hdlrl.hdl.rewrites.scope import Scope, enclosing_module, tests_async_control
+from hdlrl.hdl.rewrites.scope import Scope, Scopes, enclosing_module, tests_async_control
 from hdlrl.hdl.rewrites.sharing import mux, same, single_statement
 
 
@@ -28,10 +28,10 @@ class RedundantWrap(RewriteRule):
 
     def sites(self, file: str, tree: ast.Source) -> list[RewriteSite]:
         sites = []
-        scopes: dict[int, Scope] = {}
+        scopes = Scopes()
         for index, (node, ancestors) in enumerate(walk(tree)):
             if isinstance(node, ast.IfStatement):
-                scope = scopes.setdefault(id(enclosing_module(ancestors)), Scope(enclosing_module(ancestors)))
+                scope = scopes.of(ancestors)
                 if self._general_branch(node, scope) is not None:
                     sites.append(self.site(file, node, index, f"roll-over check ({render(node.cond)}) removed"))
         return sites
@@ -85,12 +85,12 @@ class PriorityChainToCase(RewriteRule):
 
     def sites(self, file: str, tree: ast.Source) -> list[RewriteSite]:
         sites = []
-        scopes: dict[int, Scope] = {}
+        scopes = Scopes()
         nested: set[int] = set()  # else-ifs of a chain already offered
         for index, (node, ancestors) in enumerate(walk(tree)):
             if not isinstance(node, ast.IfStatement) or id(node) in nested:
                 continue
-            scope = scopes.setdefault(id(enclosing_module(ancestors)), Scope(enclosing_module(ancestors)))
+            scope = scopes.of(ancestors)
             chain = _chain(node, scope)
             if chain is not None:
                 selector, items, _ = chain

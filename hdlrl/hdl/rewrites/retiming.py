@@ -12,7 +12,7 @@ from pyverilog.vparser import ast
 
 from hdlrl.hdl.mutate import ASSIGNMENTS, replace_child, walk
 from hdlrl.hdl.rewrites.base import RewriteRule, RewriteSite
-from hdlrl.hdl.rewrites.scope import (Scope, assignments_to, clocked, enclosing_module, fresh_name,
+from hdlrl.hdl.rewrites.scope import (Scope, Scopes, assignments_to, clocked, enclosing_module, fresh_name,
                                       identifier_uses, in_instance, literal, written_partially)
 
 
@@ -31,13 +31,13 @@ class RegisterSum(RewriteRule):
 
     def sites(self, file: str, tree: ast.Source) -> list[RewriteSite]:
         sites = []
-        scopes: dict[int, Scope] = {}
+        scopes = Scopes()
         offered: set[frozenset[str]] = set()
         for index, (node, ancestors) in enumerate(walk(tree)):
             if not isinstance(node, ast.Reg) or not isinstance(ancestors[-1], ast.Decl):
                 continue
             module = enclosing_module(ancestors)
-            scope = scopes.setdefault(id(module), Scope(module))
+            scope = scopes.of(ancestors)
             partner = self._partner(scope, node.name)
             pair = frozenset((module.name, node.name, partner or ""))
             if partner is not None and pair not in offered:

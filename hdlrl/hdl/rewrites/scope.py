@@ -71,6 +71,19 @@ def enclosing_module(ancestors: tuple[ast.Node, ...]) -> ast.ModuleDef:
     return next(node for node in reversed(ancestors) if isinstance(node, ast.ModuleDef))
 
 
+class Scopes:
+    """One `Scope` per module of a tree, built the first time a node inside it asks."""
+
+    def __init__(self) -> None:
+        self._by_module: dict[int, Scope] = {}
+
+    def of(self, ancestors: tuple[ast.Node, ...]) -> Scope:
+        module = enclosing_module(ancestors)
+        if id(module) not in self._by_module:
+            self._by_module[id(module)] = Scope(module)
+        return self._by_module[id(module)]
+
+
 class Scope:
     """Parameters and signals of one module, and widths of its expressions."""
 

@@ -12,7 +12,7 @@ from pyverilog.vparser import ast
 
 from hdlrl.hdl.mutate import ASSIGNMENTS, render, replace_child, walk
 from hdlrl.hdl.rewrites.base import RewriteRule, RewriteSite
-from hdlrl.hdl.rewrites.scope import Scope, enclosing_module, literal, tests_async_control
+from hdlrl.hdl.rewrites.scope import Scope, Scopes, enclosing_module, literal, tests_async_control
 
 SHAREABLE = (ast.Plus, ast.Minus, ast.Times)
 
@@ -91,12 +91,12 @@ class SharedOperator(RewriteRule):
 
     def sites(self, file: str, tree: ast.Source) -> list[RewriteSite]:
         sites = []
-        scopes: dict[int, Scope] = {}
+        scopes = Scopes()
         for index, (node, ancestors) in enumerate(walk(tree)):
             arms = self._arms(node)
             if arms is None:
                 continue
-            scope = scopes.setdefault(id(enclosing_module(ancestors)), Scope(enclosing_module(ancestors)))
+            scope = scopes.of(ancestors)
             values = arms[1:]
             if all(scope.unsigned(arm) and scope.constant(arm) is None for arm in values) and _shared(*values) \
                     and not tests_async_control(arms[0], ancestors):
@@ -165,11 +165,11 @@ class CompareOffset(RewriteRule):
 
     def sites(self, file: str, tree: ast.Source) -> list[RewriteSite]:
         sites = []
-        scopes: dict[int, Scope] = {}
+        scopes = Scopes()
         for index, (node, ancestors) in enumerate(walk(tree)):
             if not isinstance(node, (ast.Eq, ast.NotEq)):
                 continue
-            scope = scopes.setdefault(id(enclosing_module(ancestors)), Scope(enclosing_module(ancestors)))
+            scope = scopes.of(ancestors)
             if self._parts(node, scope) is not None and scope.unsigned(node):
                 sites.append(self.site(file, node, index, f"{render(node)}: offset moved to the other side"))
         return sites

@@ -11,7 +11,7 @@ from pyverilog.vparser import ast
 
 from hdlrl.hdl.mutate import render, replace_child, walk
 from hdlrl.hdl.rewrites.base import RewriteRule, RewriteSite
-from hdlrl.hdl.rewrites.scope import (COMPARISONS, CONTEXT_SIZED, Scope, assignments_to, bits_for, clocked,
+from hdlrl.hdl.rewrites.scope import (COMPARISONS, CONTEXT_SIZED, Scope, Scopes, assignments_to, bits_for, clocked,
                                       constraints_on, enclosing_module, identifier_uses, in_instance, interval,
                                       literal, path_conditions, written_partially)
 
@@ -82,12 +82,11 @@ class CounterWidth(RewriteRule):
 
     def sites(self, file: str, tree: ast.Source) -> list[RewriteSite]:
         sites = []
-        scopes: dict[int, Scope] = {}
+        scopes = Scopes()
         for index, (node, ancestors) in enumerate(walk(tree)):
             if not isinstance(node, ast.Reg) or not isinstance(ancestors[-1], ast.Decl):
                 continue
-            module = enclosing_module(ancestors)
-            scope = scopes.setdefault(id(module), Scope(module))
+            scope = scopes.of(ancestors)
             target = self._trimmed_width(scope, node.name)
             if target is not None:
                 sites.append(self.site(file, node, index, f"counter {node.name}: "
@@ -172,12 +171,11 @@ class GuardedIndexWidth(RewriteRule):
 
     def sites(self, file: str, tree: ast.Source) -> list[RewriteSite]:
         sites = []
-        scopes: dict[int, Scope] = {}
+        scopes = Scopes()
         for index, (node, ancestors) in enumerate(walk(tree)):
             if not isinstance(node, (ast.Plus, ast.Minus)) or not _self_determined_index(node, ancestors):
                 continue
-            module = enclosing_module(ancestors)
-            scope = scopes.setdefault(id(module), Scope(module))
+            scope = scopes.of(ancestors)
             target = self._target_width(scope, node, ancestors)
             if target is not None:
                 sites.append(self.site(file, node, index, f"{render(node)} computed on {target} bits"))
