@@ -11,7 +11,7 @@ setup:
 demo: setup
 	$(HDLRL) tools
 	$(HDLRL) eval designs/alu8 --pdk generic
-	$(HDLRL) optimize designs/alu8 --pdk generic --budget 8 --seed 0 --out runs/demo-alu8
+	$(HDLRL) optimize designs/tick_div10 --pdk generic --budget 8 --seed 0 --out runs/demo-tick_div10
 
 test: setup
 	HDLRL_PDK_DIR=$${HDLRL_PDK_DIR:-$(PDK_DIR)} $(VENV)/bin/python -m pytest -q -p no:cacheprovider tests

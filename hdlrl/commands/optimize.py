@@ -13,12 +13,13 @@ from hdlrl.evaluate.cache import default_cache_path
 from hdlrl.evaluate.executors import make_executor
 from hdlrl.optimize.flow import DEFAULT_OPTIMIZE_FLOW, load_optimize_flow
 from hdlrl.optimize.loop import OptimizeRun
+from hdlrl.optimize.puct import PoolState
 from hdlrl.optimize.report import write_report
 from hdlrl.pdk import get_pdk
 from hdlrl.policy import make_policy
 from hdlrl.report import markdown_table, text_table
 
-SUITE_HEADERS = ("design", "verified", "gate_level", "ppa_product_ratio", "best_action", "reference_area_um2",
+SUITE_HEADERS = ("design", "verified", "gate_level", "ppa_product_ratio", "rewrites", "reference_area_um2",
                  "best_area_um2", "reference_delay_ns", "best_delay_ns", "reference_power_mw", "best_power_mw")
 
 
@@ -62,11 +63,21 @@ def optimize_design(design: Design, arguments: argparse.Namespace, run_dir: Path
         "ppa_product_ratio": run.state.best_ratio[-1] if run.state.best_ratio else 1.0,
         "verified": best.accepted, "gate_level": best.level, "best_state_id": best.id,
         "best_action": best.metadata.get("action"),
+        "best_lineage": _lineage(run, best),
     }
     (run_dir / "best.v").write_text("".join(best.sources[name] for name in run.original))
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     write_report(run_dir, run.original, best.sources)
     return summary
+
+
+def _lineage(run: OptimizeRun, state: PoolState | None) -> list[str]:
+    """The actions that led from the original design to `state`, first to last."""
+    actions = []
+    while state is not None and not state.initial:
+        actions.append(state.metadata.get("action") or "?")
+        state = run.pool.states.get(state.parent)
+    return actions[::-1]
 
 
 def run_optimize(arguments: argparse.Namespace) -> int:
@@ -79,7 +90,7 @@ def run_optimize(arguments: argparse.Namespace) -> int:
         print(text_table(("field", "value"), [
             ("design", summary["design"]), ("policy", f"{summary['policy']} ({summary['mode']})"),
             ("budget", summary["budget"]), ("PPA product ratio", round(summary["ppa_product_ratio"], 4)),
-            ("gate level", summary["gate_level"]), ("best rewrite", summary["best_action"] or "-"),
+            ("gate level", summary["gate_level"]), ("rewrites", " + ".join(summary["best_lineage"]) or "-"),
             ("run directory", str(run_dir))]))
     return 0
 
@@ -87,7 +98,7 @@ def run_optimize(arguments: argparse.Namespace) -> int:
 def _suite_row(summary: dict) -> tuple:
     reference, best = summary["reference_ppa"], summary["best_ppa"]
     return (summary["design"], "yes" if summary["verified"] else "no", summary["gate_level"],
-            summary["ppa_product_ratio"], summary["best_action"] or "-",
+            summary["ppa_product_ratio"], " + ".join(summary["best_lineage"]) or "-",
             reference["area_um2"], best["area_um2"], reference["delay_ns"], best["delay_ns"],
             reference["power_mw"], best["power_mw"])
 
