@@ -97,3 +97,21 @@ def test_killed_run_resumes_to_the_same_pool(small_flow: Path, tmp_path: Path) -
     pool = json.loads((clean / "pool.json").read_text())
     resumed = json.loads((killed / "pool.json").read_text())
     assert resumed == pool
+
+
+def test_optimize_suite_writes_the_geometric_mean(small_flow: Path, tmp_path: Path) -> None:
+    """tick_div10's 32-bit counter for 0..9 is trimmed at once; a bad design is listed, not fatal."""
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "design.yaml").write_text("name: broken\n")
+    report = tmp_path / "suite.md"
+    status = main(["optimize-suite", str(DESIGNS_DIR / "tick_div10"), str(broken), "--flow", str(small_flow),
+                   "--budget", "2", "--out", str(tmp_path / "suite"), "--report", str(report)])
+    assert status == 1  # the broken design
+    suite = json.loads((tmp_path / "suite" / "suite.json").read_text())
+    [summary] = suite["designs"]
+    assert summary["verified"] and summary["ppa_product_ratio"] < 0.5
+    assert summary["best_lineage"] == ["counter_width"]
+    assert suite["geomean_ppa_product_ratio"] == pytest.approx(summary["ppa_product_ratio"])
+    assert suite["failures"] and suite["failures"][0].startswith("broken: ")
+    assert "| geomean |" in report.read_text()
