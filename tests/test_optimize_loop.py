@@ -115,3 +115,14 @@ def test_optimize_suite_writes_the_geometric_mean(small_flow: Path, tmp_path: Pa
     assert suite["geomean_ppa_product_ratio"] == pytest.approx(summary["ppa_product_ratio"])
     assert suite["failures"] and suite["failures"][0].startswith("broken: ")
     assert "| geomean |" in report.read_text()
+
+
+def test_resume_refuses_a_run_with_other_settings(small_flow: Path, tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture) -> None:
+    out = tmp_path / "run"
+    assert main(_arguments(out, small_flow, "--budget", "2")) == 0
+    capsys.readouterr()
+    assert main([*_arguments(out, small_flow, "--budget", "2"), "--seed", "4", "--resume"]) == 2
+    error = capsys.readouterr().err.strip()
+    assert error == (f"hdlrl: error: {out / 'checkpoint.json'}: --resume: this run directory holds a run with "
+                     "another seed; give another --out or the same options")

@@ -17,17 +17,19 @@ random choice is seeded from (seed, step, group), and the gate's verdicts come f
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from tqdm import tqdm
 
 from hdlrl.design import Design, Objective
 from hdlrl.errors import HdlrlError
+from hdlrl.evaluate.cache import rtl_digest
 from hdlrl.evaluate.executors import Executor
 from hdlrl.evaluate.result import PPA
 from hdlrl.hdl.mutate import relative_name, write_sources
@@ -230,19 +232,34 @@ class OptimizeRun:
         self.policy.save(folder / "policy")
         (folder / "run_state.json").write_text(json.dumps(to_jsonable(self.state)))
         pointer = self.run_dir / (CHECKPOINT_POINTER + ".tmp")
-        pointer.write_text(json.dumps({"folder": folder.name, "step": step}))
+        pointer.write_text(json.dumps({"folder": folder.name, "step": step, "settings": self._settings()}))
         os.replace(pointer, self.run_dir / CHECKPOINT_POINTER)
         shutil.copyfile(folder / "pool.json", self.run_dir / "pool.json")
         for old in self.run_dir.glob("checkpoint-*"):
             if old != folder:
                 shutil.rmtree(old, ignore_errors=True)
 
+    def _settings(self) -> dict:
+        """What a resumed run must share with the checkpoint it continues."""
+        return {"design": self.design.name, "rtl": [rtl_digest(path) for path in self.design.rtl],
+                "policy": self.policy.name, "seed": self.seed, "mode": self.mode, "pdk": self.pdk.name,
+                "flow": hashlib.sha256(repr(replace(self.flow, steps=0)).encode()).hexdigest()}
+
     def _resume(self) -> bool:
-        """Load the last checkpoint; history rows of the step in flight are dropped."""
+        """Load the last checkpoint; history rows of the step in flight are dropped.
+
+        Only a run with the same settings continues (more steps are allowed: a larger
+        budget extends a finished run); anything else is an error, not a silent mix.
+        """
         pointer = self.run_dir / CHECKPOINT_POINTER
         if not pointer.is_file():
             return False
-        folder = self.run_dir / json.loads(pointer.read_text())["folder"]
+        checkpoint = json.loads(pointer.read_text())
+        differing = [name for name, value in self._settings().items() if checkpoint["settings"].get(name) != value]
+        if differing:
+            raise HdlrlError(f"--resume: this run directory holds a run with another {', '.join(differing)}; "
+                             "give another --out or the same options", pointer)
+        folder = self.run_dir / checkpoint["folder"]
         self.pool = Pool.load(folder / "pool.json")
         self.policy.load(folder / "policy")
         data = json.loads((folder / "run_state.json").read_text())
