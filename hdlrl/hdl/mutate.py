@@ -101,6 +101,14 @@ def walk(node: ast.Node, ancestors: tuple[ast.Node, ...] = ()) -> Iterator[tuple
             yield from walk(child, ancestors + (node,))
 
 
+def node_at(tree: ast.Node, index: int) -> tuple[ast.Node, tuple[ast.Node, ...]]:
+    """The node at `index` in walk order, with its ancestors."""
+    for position, entry in enumerate(walk(tree)):
+        if position == index:
+            return entry
+    raise IndexError(f"the tree has no node {index}")
+
+
 def replace_child(parent: ast.Node, old: ast.Node, new: ast.Node | None) -> None:
     """Put `new` where `old` is among `parent`'s fields; None removes it from a tuple or list."""
     for field, value in vars(parent).items():
@@ -121,7 +129,7 @@ def edited_tree(tree: ast.Node, sites: list["Site"]) -> ast.Node:
     renumbers a node that is still to be edited (only later nodes can move)."""
     tree = copy.deepcopy(tree)
     for site in sorted(sites, key=lambda site: site.node_index, reverse=True):
-        node, ancestors = next(entry for index, entry in enumerate(walk(tree)) if index == site.node_index)
+        node, ancestors = node_at(tree, site.node_index)
         replace_child(ancestors[-1], node, site.transform(node))
     return tree
 

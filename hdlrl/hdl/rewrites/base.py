@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from pyverilog.vparser import ast
 
-from hdlrl.hdl.mutate import walk
+from hdlrl.hdl.mutate import node_at
 from hdlrl.hdl.verilog_ast import ParsedSource
 
 
@@ -53,11 +53,3 @@ class RewriteRule(ABC):
 
     def site(self, file: str, node: ast.Node, node_index: int, description: str, option: str = "") -> RewriteSite:
         return RewriteSite(self.name, file, node.lineno, node_index, description, option)
-
-
-def node_at(tree: ast.Node, index: int) -> tuple[ast.Node, tuple[ast.Node, ...]]:
-    """The node at `index` in walk order, with its ancestors."""
-    for position, entry in enumerate(walk(tree)):
-        if position == index:
-            return entry
-    raise IndexError(f"the tree has no node {index}")
