@@ -159,15 +159,17 @@ def _failure(method: str, depth: int | None, trace: list[dict[str, str]], wall_s
                              trace, wall_s=wall_s)
 
 
+def _sat_on_miter(session: _Session, script_name: str, sat_command: str) -> ToolRun | None:
+    """One `sat` command on the prepared miter (None when no time is left to start it)."""
+    return session.run(script_name, "\n".join([f"read_rtlil {WORK_DIR}/{PREPARED}", "hierarchy -top miter",
+                                                sat_command, ""]))
+
+
 def _sat_combinational(session: _Session, interface: Interface) -> EquivalenceResult:
     """`sat -prove trigger 0`: any defined input where an output differs is a counterexample."""
     method = "miter-sat"
-    run = session.run("miter_sat.ys", "\n".join([
-        f"read_rtlil {WORK_DIR}/{PREPARED}",
-        "hierarchy -top miter",
-        "sat -prove trigger 0 -enable_undef -set-def-inputs -show-inputs -show-outputs miter",
-        "",
-    ]))
+    run = _sat_on_miter(session, "miter_sat.ys",
+                        "sat -prove trigger 0 -enable_undef -set-def-inputs -show-inputs -show-outputs miter")
     if run is None or run.timed_out:
         return session.timed_out(method)
     if "SAT proof finished - no model found: SUCCESS" in run.output:
@@ -202,12 +204,8 @@ def _two_valued_induction(session: _Session, reset: str, max_steps: int) -> bool
     a proof here holds for the real circuit too. Its counterexamples may be artefacts of
     that (an X output of the reference compared), so only a proof is taken from it.
     """
-    run = session.run("miter_tempinduct_2valued.ys", "\n".join([
-        f"read_rtlil {WORK_DIR}/{PREPARED}",
-        "hierarchy -top miter",
-        f"sat -tempinduct -prove trigger 0 -seq 1{reset} -set-def-inputs -maxsteps {max_steps} miter",
-        "",
-    ]))
+    run = _sat_on_miter(session, "miter_tempinduct_2valued.ys",
+                        f"sat -tempinduct -prove trigger 0 -seq 1{reset} -set-def-inputs -maxsteps {max_steps} miter")
     return run is not None and not run.timed_out and "Induction step proven: SUCCESS" in run.output
 
 
@@ -219,13 +217,9 @@ def _sat_tempinduct(session: _Session, design: Design, interface: Interface,
     if design.reset is not None:
         reset = f" -set-at 1 in_{design.reset.name} {1 if design.reset.polarity == 'high' else 0}"
     mode = "-tempinduct" if options.induction else "-tempinduct-baseonly"
-    run = session.run("miter_tempinduct.ys", "\n".join([
-        f"read_rtlil {WORK_DIR}/{PREPARED}",
-        "hierarchy -top miter",
-        f"sat {mode} -prove trigger 0 -seq 1{reset} -set-init-undef -enable_undef -set-def-inputs"
-        f" -maxsteps {options.depth} -show-inputs -show-outputs miter",
-        "",
-    ]))
+    run = _sat_on_miter(session, "miter_tempinduct.ys",
+                        f"sat {mode} -prove trigger 0 -seq 1{reset} -set-init-undef -enable_undef -set-def-inputs"
+                        f" -maxsteps {options.depth} -show-inputs -show-outputs miter")
     if run is None or run.timed_out:
         return session.timed_out(method)
     output = run.output
