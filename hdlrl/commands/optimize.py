@@ -5,17 +5,18 @@ from __future__ import annotations
 import argparse
 import json
 import math
+from dataclasses import dataclass
 from pathlib import Path
 
 from hdlrl.design import Design, load_design
 from hdlrl.errors import HdlrlError
 from hdlrl.evaluate.cache import default_cache_path
-from hdlrl.evaluate.executors import make_executor
-from hdlrl.optimize.flow import DEFAULT_OPTIMIZE_FLOW, load_optimize_flow
+from hdlrl.evaluate.executors import Executor, make_executor
+from hdlrl.optimize.flow import DEFAULT_OPTIMIZE_FLOW, OptimizeFlow, load_optimize_flow
 from hdlrl.optimize.loop import OptimizeRun
 from hdlrl.optimize.puct import PoolState
 from hdlrl.optimize.report import write_report
-from hdlrl.pdk import get_pdk
+from hdlrl.pdk import Pdk, get_pdk
 from hdlrl.policy import make_policy
 from hdlrl.report import markdown_table, text_table
 
@@ -41,26 +42,36 @@ def _mode(arguments: argparse.Namespace) -> str:
     return "best-of-n" if arguments.best_of_n else "frozen" if arguments.no_update else "ttt"
 
 
-def optimize_design(design: Design, arguments: argparse.Namespace, run_dir: Path) -> dict:
-    """Run (or resume) one optimisation and write its outputs; returns the summary."""
+@dataclass
+class _Shared:
+    """What every design of one command uses: loaded and started once, not per design."""
+
+    flow: OptimizeFlow
+    pdk: Pdk
+    executor: Executor
+    cache_path: Path | None
+
+
+def _shared(arguments: argparse.Namespace) -> _Shared:
     flow = load_optimize_flow(arguments.flow or DEFAULT_OPTIMIZE_FLOW)
-    if arguments.budget:
-        flow = flow.with_budget(arguments.budget)
-    pdk = get_pdk(arguments.pdk, arguments.pdk_dir)
+    return _Shared(flow.with_budget(arguments.budget) if arguments.budget else flow,
+                   get_pdk(arguments.pdk, arguments.pdk_dir),
+                   make_executor(arguments.executor, arguments.workers, arguments.ray_address),
+                   default_cache_path(not arguments.no_cache))
+
+
+def optimize_design(design: Design, arguments: argparse.Namespace, run_dir: Path, shared: _Shared) -> dict:
+    """Run (or resume) one optimisation with a fresh policy and write its outputs; returns the summary."""
+    flow, pdk = shared.flow, shared.pdk
     policy = make_policy(arguments.policy, **_policy_options(arguments.policy_option or []))
-    executor = make_executor(arguments.executor, arguments.workers, arguments.ray_address)
-    try:
-        run = OptimizeRun(design, policy, pdk, flow, run_dir, executor, default_cache_path(not arguments.no_cache),
-                          arguments.seed, _mode(arguments), False if arguments.no_sandbox else None,
-                          progress=not arguments.json)
-        best = run.run(resume=arguments.resume)
-    finally:
-        executor.close()
+    run = OptimizeRun(design, policy, pdk, flow, run_dir, shared.executor, shared.cache_path, arguments.seed,
+                      _mode(arguments), False if arguments.no_sandbox else None, progress=not arguments.json)
+    best = run.run(resume=arguments.resume)
     summary = {
         "design": design.name, "policy": policy.name, "mode": _mode(arguments), "pdk": pdk.name,
         "seed": arguments.seed, "budget": flow.budget, "steps": flow.steps,
         "reference_ppa": run.state.reference_ppa, "best_ppa": best.ppa,
-        "ppa_product_ratio": run.state.best_ratio[-1] if run.state.best_ratio else 1.0,
+        "ppa_product_ratio": run.best_ratio(),
         "verified": best.accepted, "gate_level": best.level, "best_state_id": best.id,
         "best_action": best.metadata.get("action"),
         "best_lineage": _lineage(run, best),
@@ -83,7 +94,11 @@ def _lineage(run: OptimizeRun, state: PoolState | None) -> list[str]:
 def run_optimize(arguments: argparse.Namespace) -> int:
     design = load_design(arguments.design)
     run_dir = arguments.out or Path("runs") / f"{design.name}-seed{arguments.seed}"
-    summary = optimize_design(design, arguments, run_dir)
+    shared = _shared(arguments)
+    try:
+        summary = optimize_design(design, arguments, run_dir, shared)
+    finally:
+        shared.executor.close()
     if arguments.json:
         print(json.dumps(summary, indent=2))
     else:
@@ -110,22 +125,28 @@ def geometric_mean(values: list[float]) -> float:
 def run_optimize_suite(arguments: argparse.Namespace) -> int:
     out = arguments.out or Path("runs") / "suite"
     summaries, failures = [], []
-    for path in arguments.designs:
-        try:
-            design = load_design(path)
-            summaries.append(optimize_design(design, arguments, out / f"{design.name}-seed{arguments.seed}"))
-        except HdlrlError as error:
-            failures.append(f"{path.name}: {error}")
+    shared = _shared(arguments)
+    try:
+        for path in arguments.designs:
+            try:
+                design = load_design(path)
+                summaries.append(optimize_design(design, arguments, out / f"{design.name}-seed{arguments.seed}",
+                                                 shared))
+            except HdlrlError as error:
+                failures.append(f"{path.name}: {error}")
+    finally:
+        shared.executor.close()
     rows = [_suite_row(summary) for summary in summaries]
     mean = geometric_mean([summary["ppa_product_ratio"] for summary in summaries])
     rows.append(("geomean", "", "", mean, "", None, None, None, None, None, None))
+    result = {"designs": summaries, "geomean_ppa_product_ratio": mean, "failures": failures}
     if arguments.report:
         arguments.report.write_text(markdown_table(SUITE_HEADERS, rows) + "\n"
                                     + "".join(f"\n- not optimised: {failure}" for failure in failures) + "\n")
-    (out / "suite.json").write_text(json.dumps({"designs": summaries, "geomean_ppa_product_ratio": mean,
-                                                "failures": failures}, indent=2) + "\n")
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "suite.json").write_text(json.dumps(result, indent=2) + "\n")
     if arguments.json:
-        print(json.dumps({"designs": summaries, "geomean_ppa_product_ratio": mean, "failures": failures}, indent=2))
+        print(json.dumps(result, indent=2))
     else:
         print(text_table(SUITE_HEADERS, rows))
         for failure in failures:

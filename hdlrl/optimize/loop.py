@@ -22,12 +22,12 @@ import json
 import os
 import shutil
 import time
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from tqdm import tqdm
 
-from hdlrl.design import Design, Objective
+from hdlrl.design import Design
 from hdlrl.errors import HdlrlError
 from hdlrl.evaluate.cache import rtl_digest
 from hdlrl.evaluate.executors import Executor
@@ -71,7 +71,6 @@ class RunState:
     controller: KlControlState | None = None
     next_state_number: int = 1
     reference_ppa: dict | None = None
-    best_ratio: list[float] = field(default_factory=list)  # after each step
 
 
 def _controller_from_dict(data: dict) -> KlControlState:
@@ -123,9 +122,10 @@ class OptimizeRun:
 
     def _run_gate(self, jobs: list[GateJob | None]) -> list[Verdict | None]:
         """Verdicts in job order; a candidate proposed twice in one step is judged once."""
-        unique = {job.key(): job for job in jobs if job is not None}
+        keys = [job.key() if job is not None else None for job in jobs]  # a key hashes the files: once each
+        unique = {key: job for key, job in zip(keys, jobs) if job is not None}
         verdicts = dict(zip(unique, self.executor.map(list(unique.values()))))
-        return [verdicts[job.key()] if job is not None else None for job in jobs]
+        return [verdicts[key] if key is not None else None for key in keys]
 
     # ------------------------------------------------------------------ the pool
 
@@ -209,10 +209,7 @@ class OptimizeRun:
             effective_sample_size=advantages.mean_effective_sample_size,
             constant_fraction=advantages.constant_fraction,
             saturated_fraction=advantages.saturated_fraction), self.flow.kl_control)
-        best = self.pool.best()
-        ratio = best.ppa and _ratio(best.ppa, self.state.reference_ppa, self.objective)
-        self.state.best_ratio.append(ratio)
-        rows.append({"kind": "step", "step": step, "best_ratio": ratio, **self.state.controller.to_dict(),
+        rows.append({"kind": "step", "step": step, "best_ratio": self.best_ratio(), **self.state.controller.to_dict(),
                      "loss": stats.loss if stats else 0.0, "kl": stats.kl if stats else 0.0,
                      "constant_groups": advantages.constant_groups,
                      "accepted": sum(row["accepted"] for row in rows), "candidates": len(rows),
@@ -286,9 +283,9 @@ class OptimizeRun:
             rows = self.step(step)
             self.state.step = step + 1
             self._checkpoint(step, rows)
-            bar.set_postfix(best=f"{self.state.best_ratio[-1]:.4f}")
+            bar.set_postfix(best=f"{self.best_ratio():.4f}")
         return self.pool.best()
 
-
-def _ratio(ppa: dict, reference: dict, objective: Objective) -> float:
-    return PPA(**ppa).normalised_to(PPA(**reference), objective)
+    def best_ratio(self) -> float:
+        """The best accepted state's PPA product over the reference's (1.0 for the original)."""
+        return PPA(**self.pool.best().ppa).normalised_to(PPA(**self.state.reference_ppa), self.objective)
