@@ -24,7 +24,7 @@ from hdlrl.design import Design, load_design
 from hdlrl.errors import HdlrlError
 from hdlrl.evaluate.cache import default_cache_path
 from hdlrl.hdl.mutate import parse_rtl, write_sources
-from hdlrl.hdl.rewrites import RULES, apply_everywhere, rule_options
+from hdlrl.hdl.rewrites import RULES, apply_everywhere, rule_options, variant_name
 from hdlrl.hdl.verilog_ast import ParsedSource, unparse
 from hdlrl.pdk import get_pdk
 from hdlrl.verify.flow import DEFAULT_GATE_FLOW, load_gate_flow
@@ -70,7 +70,7 @@ def candidates(current: dict[str, ParsedSource]) -> list[tuple[str, int, dict[st
                 rewritten[file], done = apply_everywhere(file, source, rule, option)
                 count += len(done)
             if count:
-                found.append((f"{rule}:{option}" if option else rule, count, rewritten))
+                found.append((variant_name(rule, option), count, rewritten))
     return found
 
 

@@ -24,7 +24,8 @@ import torch
 
 from hdlrl.hdl.lexer import tokenize
 from hdlrl.optimize.puct import source_hash
-from hdlrl.hdl.rewrites import RULES, RewriteSite, applicable_rewrites, apply_everywhere, apply_rewrite
+from hdlrl.hdl.rewrites import (RULES, RewriteSite, applicable_rewrites, apply_everywhere, apply_rewrite,
+                                variant_name)
 from hdlrl.hdl.verilog_ast import parse_verilog, unparse
 from hdlrl.policy.base import DesignState, Sample, UpdateStats
 
@@ -33,10 +34,6 @@ EVERYWHERE = -1  # the placement "every site of the action at once"
 # Token kinds whose counts describe a design to the policy: arithmetic, selection, state.
 _COUNTED = ("+", "-", "*", "<<", ">>", "?", "==", "<", ">", "&", "|", "^", "case", "if", "for", "posedge",
             "always", "assign", "reg", "parameter", "localparam")
-
-
-def action_name(site: RewriteSite) -> str:
-    return f"{site.rule}:{site.option}" if site.option else site.rule
 
 
 def design_features(sources: dict[str, str], site_counts: list[int]) -> list[float]:
@@ -54,8 +51,7 @@ class RewritePolicy:
     trainable = True
 
     def __init__(self, learning_rate: float = 0.05):
-        self.actions = [f"{name}:{option}" if option else name
-                        for name, rule in RULES.items() for option in rule.options]
+        self.actions = [variant_name(name, option) for name, rule in RULES.items() for option in rule.options]
         width = len(_COUNTED) + len(self.actions) + 1
         self.weights = torch.zeros(len(self.actions), width, requires_grad=True)  # zero: uniform at start
         self.optimizer = torch.optim.Adam([self.weights], lr=learning_rate, betas=(0.9, 0.95))
@@ -66,7 +62,7 @@ class RewritePolicy:
         parsed = {file: parse_verilog(text, Path(file)) for file, text in state.sources.items()}
         by_action: dict[str, list[RewriteSite]] = {action: [] for action in self.actions}
         for site in applicable_rewrites(parsed):
-            by_action[action_name(site)].append(site)
+            by_action[variant_name(site.rule, site.option)].append(site)
         return by_action
 
     def _log_policy(self, features: list[float], sites: dict[str, list[RewriteSite]],

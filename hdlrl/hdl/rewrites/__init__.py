@@ -48,13 +48,17 @@ def applicable_rewrites(target: Design | dict[str, ParsedSource], rules: list[st
     return sites
 
 
+def variant_name(rule: str, option: str = "") -> str:
+    """`rule`, or `rule:option` for a rule with variants (`state_encoding:one_hot`)."""
+    return f"{rule}:{option}" if option else rule
+
+
 def apply_rewrite(site: RewriteSite) -> Rewrite:
     """The complete new text of the site's file with the site rewritten."""
     if site.source is None:
         raise ValueError("a site from a rule directly has no source: take it from `applicable_rewrites`")
     source = ParsedSource(RULES[site.rule].apply(site.source.tree, site), site.source.header)
-    name = f"{site.rule}:{site.option}" if site.option else site.rule
-    return Rewrite(name, site.file, site.description, unparse(source))
+    return Rewrite(variant_name(site.rule, site.option), site.file, site.description, unparse(source))
 
 
 def apply_everywhere(file: str, source: ParsedSource, rule: str, option: str = "") -> tuple[ParsedSource, list[str]]:
