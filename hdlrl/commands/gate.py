@@ -9,11 +9,11 @@ from pathlib import Path
 from hdlrl.design import load_design
 from hdlrl.errors import HdlrlError
 from hdlrl.evaluate.cache import default_cache_path
-from hdlrl.evaluate.executors import make_executor
-from hdlrl.pdk import get_pdk
+from hdlrl.evaluate.executors import Executor, make_executor
+from hdlrl.pdk import Pdk, get_pdk
 from hdlrl.report import markdown_table, text_table
 from hdlrl.serialize import to_jsonable
-from hdlrl.verify.flow import DEFAULT_GATE_FLOW, load_gate_flow
+from hdlrl.verify.flow import DEFAULT_GATE_FLOW, GateFlow, load_gate_flow
 from hdlrl.verify.job import GateJob, run_gate_job
 from hdlrl.verify.score import GateScore, pooled_score, score_design
 
@@ -48,7 +48,8 @@ def _score_row(score: GateScore) -> tuple:
     return tuple(getattr(score, name) for name in SCORE_HEADERS)
 
 
-def _score_or_error(design_path: Path, arguments: argparse.Namespace, pdk, flow, executor, cache_path) -> GateScore:
+def _score_or_error(design_path: Path, arguments: argparse.Namespace, pdk: Pdk, flow: GateFlow, executor: Executor,
+                    cache_path: Path | None) -> GateScore:
     """The design's score; a design that cannot be scored gets its one-line error and the run goes on."""
     try:
         design = load_design(design_path)
