@@ -7,7 +7,7 @@ reused only when nothing that could change it has changed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from hdlrl.design import Design
@@ -15,11 +15,13 @@ from hdlrl.eda.toolchain import tool_versions
 from hdlrl.errors import HdlrlError
 from hdlrl.evaluate.cache import cache_key, cached_result, rtl_digest
 from hdlrl.evaluate.cascade import TOOLS
+from hdlrl.eda.synth.yosys import SynthOptions
 from hdlrl.evaluate.job import EvalJob, run_job
 from hdlrl.pdk import Pdk
 from hdlrl.verify.flow import GateFlow
 from hdlrl.verify.gate import Verdict, gate
 from hdlrl.verify.interface import InterfaceError
+from hdlrl.verify.reward import accepted_reward, rejected_reward
 
 GATE_SCHEMA = 3  # bump when Verdict or the gate's stages change meaning (3: long control holds, 2-valued induction)
 
@@ -33,17 +35,38 @@ class GateJob:
     cache_path: Path | None = None
     sandbox: bool | None = None
     with_ppa: bool = True
+    synthesis: SynthOptions | None = None  # the candidate's recipe; None: the flow's. The reference keeps the flow's
 
     def key(self) -> str:
         extra = {"kind": "gate", "schema": GATE_SCHEMA, "with_ppa": self.with_ppa,
-                 "reference": [rtl_digest(path) for path in self.design.rtl]}
+                 "reference": [rtl_digest(path) for path in self.design.rtl],
+                 "synthesis": asdict(self.synthesis) if self.synthesis else None}
         return cache_key(self.design.with_rtl(self.candidate), self.pdk, self.flow, tool_versions(TOOLS), extra)
 
     def run(self) -> Verdict:
         return run_gate_job(self)
 
 
+def _judge_under_recipe(job: GateJob) -> Verdict:
+    """The RTL's verdict under the flow's recipe, its PPA measured again under the job's.
+
+    Verification does not depend on the synthesis recipe, so every recipe of one RTL shares
+    its (cached) proofs; only synthesis and timing run again.
+    """
+    verdict = run_gate_job(replace(job, synthesis=None))
+    if not (verdict.accepted and job.with_ppa):
+        return verdict
+    evaluation = replace(job.flow.evaluation, synthesis=job.synthesis)
+    measured = run_job(EvalJob(job.design.with_rtl(job.candidate), job.pdk, evaluation, job.cache_path, job.sandbox))
+    if not measured.verified:
+        return replace(verdict, accepted=False, stage="ppa", reason=measured.reason, reward=rejected_reward("ppa"))
+    ratio = measured.ppa.normalised_to(verdict.reference_ppa, job.design.objective)
+    return replace(verdict, ppa=measured.ppa, ppa_ratio=ratio, reward=accepted_reward(ratio))
+
+
 def _judge(job: GateJob) -> Verdict:
+    if job.synthesis is not None:
+        return _judge_under_recipe(job)
     reference_ppa = None
     if job.with_ppa:
         reference = run_job(EvalJob(job.design, job.pdk, job.flow.evaluation, job.cache_path, job.sandbox))
