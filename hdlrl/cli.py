@@ -31,7 +31,7 @@ def _add_optimize_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--policy", default="rewrite", help="rewrite (embedded), hf:PATH_OR_NAME or openai:URL")
     parser.add_argument("--policy-option", action="append", metavar="KEY=VALUE",
                         help="a keyword option of the policy backend (e.g. lora_rank=16), repeatable")
-    parser.add_argument("--budget", type=int, help="candidates in all (default: the flow's steps x groups x k)")
+    parser.add_argument("--budget", type=int, help="candidates in all (default: the flow's budget)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-update", action="store_true", help="frozen policy: search without learning")
     parser.add_argument("--best-of-n", action="store_true", help="baseline: sample the original design only, frozen")

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import torch
 
 from conftest import DESIGNS_DIR
 from hdlrl.design import load_design
+from hdlrl.optimize.puct import source_hash
 from hdlrl.policy import make_policy
 from hdlrl.policy.base import DesignState
 
@@ -21,17 +23,29 @@ def _state(name: str) -> DesignState:
 
 def test_samples_are_distinct_seeded_rewrites_with_log_probabilities() -> None:
     policy = make_policy("rewrite")
-    state = _state("traffic_light")  # actions with a site: two state encodings and gated accumulate
-    samples = policy.sample(state, 3, rng_seed=5)
-    assert [sample.text for sample in samples] == [sample.text for sample in policy.sample(state, 3, rng_seed=5)]
-    assert len({sample.text for sample in samples}) == 3
-    for sample in samples:
-        assert sample.sources != state.sources and sample.action in policy.actions
-        assert sample.logprob is not None and sample.logprob < 0
-    # at the start pi is uniform over the three actions with a site, each of which has one site
+    state = _state("traffic_light")  # rewrites with a site: two state encodings and gated accumulate
+    samples = policy.sample(state, 7, rng_seed=5)
+    assert [sample.text for sample in samples] == [sample.text for sample in policy.sample(state, 7, rng_seed=5)]
+    # at the start pi is uniform over the six actions with a site, each of which has one: the three
+    # rewrites and the three synthesis recipes other than the flow's; a seventh draw has nothing new
     assert sorted(sample.action for sample in samples) == sorted(
-        ["state_encoding:gray", "state_encoding:one_hot", "gated_accumulate"])
-    assert all(math.isclose(math.exp(sample.logprob), 1 / 3, rel_tol=1e-6) for sample in samples)
+        ["state_encoding:gray", "state_encoding:one_hot", "gated_accumulate",
+         "synthesis:abc_fast", "synthesis:abc_delay_target", "synthesis:hierarchical"])
+    assert all(math.isclose(math.exp(sample.logprob), 1 / 6, rel_tol=1e-6) for sample in samples)
+    for sample in samples:
+        if sample.action.startswith("synthesis:"):  # the same RTL under another recipe
+            assert sample.sources == state.sources and sample.recipe == sample.action.removeprefix("synthesis:")
+        else:
+            assert sample.sources != state.sources and sample.recipe == "flow"
+
+
+def test_candidates_the_run_has_judged_are_not_proposed_again() -> None:
+    policy = make_policy("rewrite")
+    state = _state("traffic_light")
+    first = policy.sample(state, 2, rng_seed=3)
+    known = frozenset(source_hash(sample.sources, sample.recipe) for sample in first)
+    rest = policy.sample(replace(state, known=known), 6, rng_seed=3)
+    assert len(rest) == 4 and not {sample.action for sample in first} & {sample.action for sample in rest}
 
 
 def test_an_update_moves_probability_towards_the_positive_advantage(tmp_path: Path) -> None:

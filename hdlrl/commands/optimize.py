@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from hdlrl.design import Design, load_design
+from hdlrl.eda.synth.recipes import recipe_options
 from hdlrl.errors import HdlrlError
 from hdlrl.evaluate.cache import default_cache_path
 from hdlrl.evaluate.executors import Executor, make_executor
@@ -54,7 +55,7 @@ class _Shared:
 
 def _shared(arguments: argparse.Namespace) -> _Shared:
     flow = load_optimize_flow(arguments.flow or DEFAULT_OPTIMIZE_FLOW)
-    return _Shared(flow.with_budget(arguments.budget) if arguments.budget else flow,
+    return _Shared(replace(flow, budget=arguments.budget) if arguments.budget else flow,
                    get_pdk(arguments.pdk, arguments.pdk_dir),
                    make_executor(arguments.executor, arguments.workers, arguments.ray_address),
                    default_cache_path(not arguments.no_cache))
@@ -69,12 +70,15 @@ def optimize_design(design: Design, arguments: argparse.Namespace, run_dir: Path
     best = run.run(resume=arguments.resume)
     summary = {
         "design": design.name, "policy": policy.name, "mode": _mode(arguments), "pdk": pdk.name,
-        "seed": arguments.seed, "budget": flow.budget, "steps": flow.steps,
+        "seed": arguments.seed, "budget": flow.budget, "steps": run.state.step,
+        "candidates": run.candidates_judged(),  # fewer than the budget when the search ran out of new designs
         "reference_ppa": run.state.reference_ppa, "best_ppa": best.ppa,
         "ppa_product_ratio": run.best_ratio(),
         "verified": best.accepted, "gate_level": best.level, "best_state_id": best.id,
         "best_action": best.metadata.get("action"),
         "best_lineage": _lineage(run, best),
+        "recipe": best.recipe,  # the synthesis recipe best.v was measured with
+        "synthesis": asdict(recipe_options(flow.gate.evaluation.synthesis, best.recipe)),
     }
     (run_dir / "best.v").write_text("".join(best.sources[name] for name in run.original))
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")

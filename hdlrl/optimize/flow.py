@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from hdlrl.design import Objective
@@ -20,7 +19,7 @@ DEFAULT_OPTIMIZE_FLOW = FLOWS_DIR / "optimize.yaml"
 @dataclass(frozen=True)
 class OptimizeFlow:
     gate: GateFlow = field(default_factory=GateFlow)
-    steps: int = 8
+    budget: int = 64  # candidates judged in all; steps are taken until it is spent or no state has anything new
     groups: int = 2
     group_size: int = 4
     exploration: float = 1.0
@@ -30,14 +29,6 @@ class OptimizeFlow:
     ratio_floor: float = 1000.0
     kl_control: KlControlConfig = field(default_factory=KlControlConfig)
     feedback_lines: int = 5
-
-    @property
-    def budget(self) -> int:
-        return self.steps * self.groups * self.group_size
-
-    def with_budget(self, budget: int) -> OptimizeFlow:
-        """The same flow with as many steps as `budget` candidates need (at least one)."""
-        return replace(self, steps=max(1, math.ceil(budget / (self.groups * self.group_size))))
 
 
 def load_optimize_flow(path: Path = DEFAULT_OPTIMIZE_FLOW) -> OptimizeFlow:
@@ -50,7 +41,7 @@ def load_optimize_flow(path: Path = DEFAULT_OPTIMIZE_FLOW) -> OptimizeFlow:
             raise document.error(str(key), f"unknown optimiser option (known: {', '.join(sorted(known))})")
     if data.get("advantage", "entropic") not in METHODS:
         raise document.error("advantage", f"{data['advantage']!r} is not one of {', '.join(METHODS)}")
-    for key in ("steps", "groups", "group_size", "pool_size"):
+    for key in ("budget", "groups", "group_size", "pool_size"):
         if not isinstance(data.get(key, 1), int) or data.get(key, 1) < 1:
             raise document.error(key, "must be a positive integer")
     objective = data.pop("objective", "design")

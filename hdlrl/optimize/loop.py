@@ -1,9 +1,12 @@
 """The test-time-training loop of `hdlrl optimize`: expand, verify, score, learn, checkpoint.
 
-One step (TTT-Discover's sampler with TTT-RTL's verifier):
-1. PUCT picks `groups` states from the pool (lineages blocked within the batch);
+Steps are taken until `budget` candidates are judged. One step (TTT-Discover's sampler with
+TTT-RTL's verifier):
+1. PUCT picks `groups` states from the pool (lineages blocked within the batch, exhausted
+   states skipped);
 2. the policy samples `group_size` candidates from each, shown the gate's reasons for that
-   state's failed children;
+   state's failed children and every candidate judged so far, so it need not repeat one;
+   a state it has fewer new candidates for is exhausted;
 3. the gate judges every candidate in parallel through the bridge's executor (cached);
 4. rewards: -ln(PPA ratio) when accepted, below every accepted reward when not;
 5. accepted candidates join the pool, every expansion counts as a visit;
@@ -22,12 +25,13 @@ import json
 import os
 import shutil
 import time
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from tqdm import tqdm
 
 from hdlrl.design import Design
+from hdlrl.eda.synth.recipes import DEFAULT_RECIPE, recipe_options
 from hdlrl.errors import HdlrlError
 from hdlrl.evaluate.cache import rtl_digest
 from hdlrl.evaluate.executors import Executor
@@ -36,7 +40,7 @@ from hdlrl.hdl.mutate import relative_name, write_sources
 from hdlrl.optimize.advantages import group_advantages
 from hdlrl.optimize.flow import OptimizeFlow
 from hdlrl.optimize.kl_control import KlControlSignals, KlControlState, update_kl_budget
-from hdlrl.optimize.puct import Pool, PoolState
+from hdlrl.optimize.puct import Pool, PoolState, source_hash
 from hdlrl.optimize.reward import accepted_reward, rejected_reward
 from hdlrl.pdk import Pdk
 from hdlrl.policy.base import DesignState, Policy, Sample
@@ -71,6 +75,7 @@ class RunState:
     controller: KlControlState | None = None
     next_state_number: int = 1
     reference_ppa: dict | None = None
+    judged: list[str] = field(default_factory=list)  # source_hash of every candidate judged, the original first
 
 
 def _controller_from_dict(data: dict) -> KlControlState:
@@ -110,14 +115,16 @@ class OptimizeRun:
                                         wall_s=verdict.wall_s))
         return judged
 
-    def _gate_jobs(self, samples: list[Sample], folder: Path) -> list[GateJob | None]:
+    def _gate_jobs(self, samples: list[Sample], recipes: list[str], folder: Path) -> list[GateJob | None]:
         jobs: list[GateJob | None] = []
-        for index, sample in enumerate(samples):
+        for index, (sample, recipe) in enumerate(zip(samples, recipes)):
             if not sample.sources:
                 jobs.append(None)
                 continue
             paths = write_sources(self.design, sample.sources, folder / f"candidate_{index:03d}")
-            jobs.append(GateJob(self.design, paths, self.pdk, self.flow.gate, self.cache_path, self.sandbox))
+            synthesis = None if recipe == DEFAULT_RECIPE else recipe_options(self.flow.gate.evaluation.synthesis, recipe)
+            jobs.append(GateJob(self.design, paths, self.pdk, self.flow.gate, self.cache_path, self.sandbox,
+                                synthesis=synthesis))
         return jobs
 
     def _run_gate(self, jobs: list[GateJob | None]) -> list[Verdict | None]:
@@ -134,10 +141,11 @@ class OptimizeRun:
         self.state.next_state_number += 1
         return state_id
 
-    def _design_state(self, state: PoolState) -> DesignState:
+    def _design_state(self, state: PoolState, known: frozenset[str]) -> DesignState:
         return DesignState(self.design.name, self.design.top, self.design.description, dict(state.sources),
                            state.ppa, self.state.reference_ppa,
-                           list(state.metadata.get("feedback", []))[-self.flow.feedback_lines:], state.id)
+                           list(state.metadata.get("feedback", []))[-self.flow.feedback_lines:], state.id,
+                           state.recipe, known)
 
     def _start(self) -> None:
         """The original RTL, judged by the gate like any candidate, is the pool's initial state."""
@@ -147,31 +155,59 @@ class OptimizeRun:
             raise HdlrlError(f"the reference does not pass its own gate ({verdict.stage}: {verdict.reason})",
                              self.design.root / "design.yaml")
         self.state.reference_ppa = to_jsonable(verdict.ppa)
+        self.state.judged = [source_hash(self.original)]
         self.pool.add(PoolState("s00000", dict(self.original), accepted_reward(1.0, self.flow.ratio_floor),
                                 level=verdict.level, ppa=self.state.reference_ppa, initial=True))
 
     # ------------------------------------------------------------------ one step
 
     def _select(self) -> list[PoolState]:
+        """The states to expand this step; none when every state is exhausted."""
         if self.mode == "best-of-n":
             initial = next(state for state in self.pool.states.values() if state.initial)
-            return [initial] * self.flow.groups
+            return [] if initial.exhausted else [initial] * self.flow.groups
         return self.pool.select(self.flow.groups, self.flow.exploration)
 
+    def _sample_groups(self, parents: list[PoolState], step: int) -> list[tuple[PoolState, DesignState, list[Sample]]]:
+        """Each parent's samples, within what is left of the budget; each group is shown the
+        candidates judged before and drawn earlier this step.
+
+        A parent that yields fewer samples than asked has nothing new left: it is exhausted.
+        """
+        known, left = set(self.state.judged), self.flow.budget - self.candidates_judged()
+        groups = []
+        for group, parent in enumerate(parents):
+            request = min(self.flow.group_size, left)
+            if request <= 0:
+                break
+            design_state = self._design_state(parent, frozenset(known))
+            samples = self.policy.sample(design_state, request,
+                                         rng_seed=(self.seed * 1_000_003 + step * 1_009 + group) % 2**31)
+            if len(samples) < request:
+                parent.exhausted = True
+            known |= {source_hash(sample.sources, self._recipe(sample, parent)) for sample in samples}
+            left -= len(samples)
+            groups.append((parent, design_state, samples))
+        return groups
+
+    @staticmethod
+    def _recipe(sample: Sample, parent: PoolState) -> str:
+        return parent.recipe if sample.recipe is None else sample.recipe
+
     def step(self, step: int) -> list[dict]:
-        """Run step `step`; returns its history rows (candidates, then the step summary)."""
+        """Run step `step`; returns its history rows (candidates, then the step summary), none when
+        no state is left to expand."""
         started = time.perf_counter()
         parents = self._select()
+        if not parents:
+            return []
         folder = self.run_dir / "candidates" / f"step_{step:04d}"
         shutil.rmtree(folder, ignore_errors=True)
-        groups: list[tuple[PoolState, DesignState, list[Sample]]] = []
+        groups = self._sample_groups(parents, step)
         jobs: list[GateJob | None] = []
-        for group, parent in enumerate(parents):
-            design_state = self._design_state(parent)
-            samples = self.policy.sample(design_state, self.flow.group_size,
-                                         rng_seed=(self.seed * 1_000_003 + step * 1_009 + group) % 2**31)
-            groups.append((parent, design_state, samples))
-            jobs += self._gate_jobs(samples, folder / f"group_{group:02d}")
+        for group, (parent, _, samples) in enumerate(groups):
+            jobs += self._gate_jobs(samples, [self._recipe(sample, parent) for sample in samples],
+                                    folder / f"group_{group:02d}")
         judged = iter(self._judge([sample for _, _, samples in groups for sample in samples], self._run_gate(jobs)))
 
         rows, rewards = [], []
@@ -179,12 +215,14 @@ class OptimizeRun:
             group_rewards = []
             for index, sample in enumerate(samples):
                 judgement = next(judged)
+                recipe = self._recipe(sample, parent)
+                self.state.judged.append(source_hash(sample.sources, recipe))
                 group_rewards.append(judgement.reward)
                 state_id = ""
                 if judgement.accepted:
                     child = self.pool.add(PoolState(self._new_id(), dict(sample.sources), judgement.reward,
                                                     parent=parent.id, level=judgement.level, ppa=judgement.ppa,
-                                                    step=step, metadata={"action": sample.action}))
+                                                    step=step, recipe=recipe, metadata={"action": sample.action}))
                     state_id = child.id
                 else:
                     feedback = parent.metadata.setdefault("feedback", [])
@@ -192,18 +230,20 @@ class OptimizeRun:
                     del feedback[:-self.flow.feedback_lines]
                 rows.append({"kind": "candidate", "step": step, "group": group, "sample": index,
                              "state_id": state_id, "parent_id": parent.id, "action": sample.action,
-                             **asdict(judgement)})
+                             "recipe": recipe, **asdict(judgement)})
             self.pool.record_expansion(parent.id, group_rewards)
             rewards.append(group_rewards)
 
+        # A group needs two rollouts to compare; a parent near exhaustion may give fewer.
+        learning = [index for index, group_rewards in enumerate(rewards) if len(group_rewards) >= 2]
         controller = self.state.controller
-        advantages = group_advantages(rewards, self.flow.advantage, controller.delta)
+        advantages = group_advantages([rewards[index] for index in learning], self.flow.advantage, controller.delta)
         stats = None
         if self.mode == "ttt" and self.policy.trainable:
-            learning = [(index, values) for index, values in enumerate(advantages.advantages) if values is not None]
-            if learning:
-                stats = self.policy.update([(groups[index][1], groups[index][2]) for index, _ in learning],
-                                           [values for _, values in learning], controller.kl_coef)
+            signal = [(index, values) for index, values in zip(learning, advantages.advantages) if values is not None]
+            if signal:
+                stats = self.policy.update([(groups[index][1], groups[index][2]) for index, _ in signal],
+                                           [values for _, values in signal], controller.kl_coef)
         self.state.controller = update_kl_budget(controller, KlControlSignals(
             reference_kl=stats.kl if stats else 0.0,
             effective_sample_size=advantages.mean_effective_sample_size,
@@ -240,13 +280,13 @@ class OptimizeRun:
         """What a resumed run must share with the checkpoint it continues."""
         return {"design": self.design.name, "rtl": [rtl_digest(path) for path in self.design.rtl],
                 "policy": self.policy.name, "seed": self.seed, "mode": self.mode, "pdk": self.pdk.name,
-                "flow": hashlib.sha256(repr(replace(self.flow, steps=0)).encode()).hexdigest()}
+                "flow": hashlib.sha256(repr(replace(self.flow, budget=0)).encode()).hexdigest()}
 
     def _resume(self) -> bool:
         """Load the last checkpoint; history rows of the step in flight are dropped.
 
-        Only a run with the same settings continues (more steps are allowed: a larger
-        budget extends a finished run); anything else is an error, not a silent mix.
+        Only a run with the same settings continues (a larger budget is allowed: it extends
+        a finished run); anything else is an error, not a silent mix.
         """
         pointer = self.run_dir / CHECKPOINT_POINTER
         if not pointer.is_file():
@@ -271,20 +311,30 @@ class OptimizeRun:
     # ------------------------------------------------------------------ the run
 
     def run(self, resume: bool = False) -> PoolState:
-        """All steps of the flow (the rest of them when resuming); returns the best state."""
+        """Steps until the budget is spent or nothing new is left (the rest when resuming); returns the best state."""
         self.run_dir.mkdir(parents=True, exist_ok=True)
         if not (resume and self._resume()):
             for stale in (HISTORY, CHECKPOINT_POINTER):
                 (self.run_dir / stale).unlink(missing_ok=True)
             self._start()
-        bar = tqdm(range(self.state.step, self.flow.steps), initial=self.state.step, total=self.flow.steps,
-                   desc=f"optimize {self.design.name}", unit="step", disable=not self.progress)
-        for step in bar:
-            rows = self.step(step)
-            self.state.step = step + 1
-            self._checkpoint(step, rows)
+        bar = tqdm(initial=self.candidates_judged(), total=self.flow.budget, desc=f"optimize {self.design.name}",
+                   unit="candidate", disable=not self.progress)
+        while self.candidates_judged() < self.flow.budget:
+            rows = self.step(self.state.step)
+            if not rows:
+                bar.write(f"optimize {self.design.name}: no state has a new candidate left "
+                          f"after {self.candidates_judged()} candidates")
+                break
+            self.state.step += 1
+            self._checkpoint(self.state.step - 1, rows)
+            bar.update(self.candidates_judged() - bar.n)
             bar.set_postfix(best=f"{self.best_ratio():.4f}")
+        bar.close()
         return self.pool.best()
+
+    def candidates_judged(self) -> int:
+        """Candidates judged so far (the original does not count)."""
+        return len(self.state.judged) - 1
 
     def best_ratio(self) -> float:
         """The best accepted state's PPA product over the reference's (1.0 for the original)."""

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from hdlrl.eda.synth.recipes import DEFAULT_RECIPE
 from hdlrl.hdl.lexer import normalise
 from hdlrl.optimize.advantages import average_ranks
 
@@ -38,15 +39,18 @@ def rank_prior(rewards: list[float]) -> list[float]:
     return [rank / (count * (count + 1) / 2) for rank in average_ranks(rewards)]
 
 
-def source_hash(sources: dict[str, str]) -> str:
-    """sha256 of the sorted (file name, normalised text) pairs: comment or layout edits are one design."""
-    pairs = sorted((name, normalise(text)) for name, text in sources.items())
+def source_hash(sources: dict[str, str], recipe: str = DEFAULT_RECIPE) -> str:
+    """sha256 of the sorted (file name, normalised text) pairs and the synthesis recipe when it is
+    not the flow's: comment or layout edits are one design, another recipe is another."""
+    pairs: list = sorted((name, normalise(text)) for name, text in sources.items())
+    if recipe != DEFAULT_RECIPE:
+        pairs = [pairs, recipe]
     return hashlib.sha256(json.dumps(pairs).encode()).hexdigest()
 
 
 @dataclass
 class PoolState:
-    """One design in the pool: its sources, its gate verdict and its PUCT statistics."""
+    """One design in the pool: its sources and synthesis recipe, its gate verdict and its PUCT statistics."""
 
     id: str
     sources: dict[str, str]  # file name -> Verilog text
@@ -57,6 +61,8 @@ class PoolState:
     ppa: dict | None = None
     step: int = 0  # the optimiser step that produced it
     initial: bool = False
+    recipe: str = DEFAULT_RECIPE  # the synthesis recipe its PPA was measured with (hdlrl/eda/synth/recipes.py)
+    exhausted: bool = False  # the policy had fewer new candidates for it than asked: never picked again
     source_hash: str = ""  # filled in by Pool.add
     visits: int = 0  # n(i): expansions of this state, failed ones included
     best_child_reward: float | None = None
@@ -87,7 +93,7 @@ class Pool:
         the kept state takes its reward, acceptance, level and PPA. A new state that is the
         worst leaf of a full pool is evicted at once.
         """
-        key = source_hash(state.sources)
+        key = source_hash(state.sources, state.recipe)
         known_id = self.ids_by_hash.get(key)
         if known_id is not None:
             known = self.states[known_id]
@@ -115,8 +121,8 @@ class Pool:
         return spread if spread > 0 else 1.0
 
     def scores(self, exploration: float = 1.0) -> dict[str, float]:
-        """PUCT score of each accepted state: only verified designs are worth improving."""
-        candidates = [state for state in self.states.values() if state.accepted]
+        """PUCT score of each accepted state that is not exhausted: only verified designs are worth improving."""
+        candidates = [state for state in self.states.values() if state.accepted and not state.exhausted]
         priors = rank_prior([state.reward for state in candidates])
         scale = self.reward_scale()
         return {

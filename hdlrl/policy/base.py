@@ -13,10 +13,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from hdlrl.eda.synth.recipes import DEFAULT_RECIPE
+
 
 @dataclass
 class DesignState:
-    """One node of the search: a design's RTL, its PPA and the gate's reasons for its failed children."""
+    """One node of the search: a design's RTL and synthesis recipe, its PPA and the gate's reasons
+    for its failed children."""
 
     design_name: str
     top: str
@@ -26,6 +29,9 @@ class DesignState:
     reference_ppa: dict[str, float] | None = None  # the same for the design's reference RTL
     feedback: list[str] = field(default_factory=list)  # the gate's one-line reasons, one per failed child
     state_id: str = ""
+    recipe: str = DEFAULT_RECIPE  # the synthesis recipe (hdlrl/eda/synth/recipes.py)
+    # source_hash of every candidate the run has judged: a policy that can tell need not propose them again
+    known: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -37,6 +43,7 @@ class Sample:
     logprob: float | None = None  # sum of the generated tokens' log-probs; None for policies without one
     action: str | None = None  # the action's name, for policies that are not language models
     metadata: dict[str, Any] = field(default_factory=dict)
+    recipe: str | None = None  # the candidate's synthesis recipe; None: its state's
 
 
 @dataclass
@@ -55,7 +62,11 @@ class Policy(Protocol):
     trainable: bool
 
     def sample(self, state: DesignState, k: int, rng_seed: int) -> list[Sample]:
-        """`k` candidate rewrites of `state`; the same seed gives the same samples."""
+        """`k` candidate rewrites of `state`; the same seed gives the same samples.
+
+        Fewer than `k` means the policy has nothing new to propose for this state (it is
+        then never expanded again).
+        """
         ...
 
     def update(self, state_samples: list[tuple[DesignState, list[Sample]]], advantages: list[list[float]],

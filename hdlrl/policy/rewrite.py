@@ -3,11 +3,12 @@
 Its actions are the rules of `hdlrl.hdl.rewrites` (adder and multiplier architectures,
 shared arithmetic, width trimming, mux restructuring, FSM encodings), one per option of a
 rule (`state_encoding:one_hot`, `prefix_adder:kogge_stone`), each applied at one of its
-sites in the state's RTL. Which action pays depends on the design,
-so the logits are linear in a few features of the RTL (counts of operators, declarations and
-decision points, and how many sites each action has), and the weights learn at test time by
-the same objective as an LLM policy: advantage-weighted log-likelihood with a KL penalty to
-the initial (uniform) policy.
+sites in the state's RTL, and the synthesis recipes of `hdlrl.eda.synth.recipes`
+(`synthesis:abc_fast`: the same RTL under other Yosys/ABC options). Which action pays
+depends on the design, so the logits are linear in a few features of the RTL (counts of
+operators, declarations and decision points, and how many sites each action has), and the
+weights learn at test time by the same objective as an LLM policy: advantage-weighted
+log-likelihood with a KL penalty to the initial (uniform) policy.
 
     pi(action | x) = softmax_action(W x + b) over the actions with a site in x
     pi(action, site | x) = pi(action | x) / sites(action, x)
@@ -22,14 +23,16 @@ from pathlib import Path
 
 import torch
 
+from hdlrl.eda.synth.recipes import RECIPES
 from hdlrl.hdl.lexer import tokenize
-from hdlrl.optimize.puct import source_hash
 from hdlrl.hdl.rewrites import (RULES, RewriteSite, applicable_rewrites, apply_everywhere, apply_rewrite,
                                 variant_name)
 from hdlrl.hdl.verilog_ast import parse_verilog, unparse
+from hdlrl.optimize.puct import source_hash
 from hdlrl.policy.base import DesignState, Sample, UpdateStats
 
 STATE_FILE = "rewrite_policy.pt"
+RECIPE_ACTION = "synthesis:"  # the action that measures the state's RTL under another synthesis recipe
 EVERYWHERE = -1  # the placement "every site of the action at once"
 # Token kinds whose counts describe a design to the policy: arithmetic, selection, state.
 _COUNTED = ("+", "-", "*", "<<", ">>", "?", "==", "<", ">", "&", "|", "^", "case", "if", "for", "posedge",
@@ -52,72 +55,88 @@ class RewritePolicy:
 
     def __init__(self, learning_rate: float = 0.05):
         self.actions = [variant_name(name, option) for name, rule in RULES.items() for option in rule.options]
+        self.actions += [RECIPE_ACTION + recipe for recipe in RECIPES]
         width = len(_COUNTED) + len(self.actions) + 1
         self.weights = torch.zeros(len(self.actions), width, requires_grad=True)  # zero: uniform at start
         self.optimizer = torch.optim.Adam([self.weights], lr=learning_rate, betas=(0.9, 0.95))
-        self._analysed: dict[str, tuple[list[float], dict[str, list[RewriteSite]]]] = {}
+        self._analysed: dict[str, tuple[list[float], dict[str, list[RewriteSite | None]]]] = {}
 
-    def _sites(self, state: DesignState) -> dict[str, list[RewriteSite]]:
-        """Each action's sites in the state's RTL."""
+    def _sites(self, state: DesignState) -> dict[str, list[RewriteSite | None]]:
+        """Each action's sites in the state's RTL; a recipe other than the state's has one (None)."""
         parsed = {file: parse_verilog(text, Path(file)) for file, text in state.sources.items()}
-        by_action: dict[str, list[RewriteSite]] = {action: [] for action in self.actions}
+        by_action: dict[str, list[RewriteSite | None]] = {action: [] for action in self.actions}
         for site in applicable_rewrites(parsed):
             by_action[variant_name(site.rule, site.option)].append(site)
+        for recipe in RECIPES:
+            if recipe != state.recipe:
+                by_action[RECIPE_ACTION + recipe].append(None)
         return by_action
 
-    def _log_policy(self, features: list[float], sites: dict[str, list[RewriteSite]],
+    def _log_policy(self, features: list[float], sites: dict[str, list[RewriteSite | None]],
                     weights: torch.Tensor) -> torch.Tensor:
         """log pi(action | x), -inf for actions without a site."""
         logits = weights @ torch.tensor(features)
         mask = torch.tensor([not sites[action] for action in self.actions])
         return torch.log_softmax(logits.masked_fill(mask, -math.inf), dim=0)
 
-    def _state(self, state: DesignState) -> tuple[list[float], dict[str, list[RewriteSite]]]:
-        """Features and sites of a state, computed once per distinct RTL (parsing costs milliseconds)."""
-        key = source_hash(state.sources)
+    def _state(self, state: DesignState) -> tuple[list[float], dict[str, list[RewriteSite | None]]]:
+        """Features and sites of a state, computed once per distinct state (parsing costs milliseconds)."""
+        key = source_hash(state.sources, state.recipe)
         if key not in self._analysed:
             sites = self._sites(state)
             self._analysed[key] = design_features(state.sources, [len(sites[action]) for action in self.actions]), sites
         return self._analysed[key]
 
     def sample(self, state: DesignState, k: int, rng_seed: int) -> list[Sample]:
-        """`k` distinct (action, placement) pairs drawn without replacement from pi, as rewritten sources.
+        """Up to `k` new candidates: (action, placement) pairs drawn without replacement from pi.
 
         A placement is one site, or, for an action with several sites, all of them at once
         (`EVERYWHERE`): a trimmed counter or a re-encoded FSM often pays only when every
-        occurrence changes. pi(action) is shared evenly among its placements.
+        occurrence changes. pi(action) is shared evenly among its placements. A draw whose
+        result the run has judged already (`state.known`) or that repeats an earlier draw is
+        skipped, so the budget goes to new designs; fewer than `k` means the state is exhausted.
         """
         features, sites = self._state(state)
-        if not any(sites.values()):
-            return [Sample({}, "no rewrite applies", None, "none") for _ in range(k)]
         with torch.no_grad():
             log_policy = self._log_policy(features, sites, self.weights)
         placements = []
         for position, action in enumerate(self.actions):
+            if not sites[action]:
+                continue
             choices = [*range(len(sites[action])), *([EVERYWHERE] if len(sites[action]) > 1 else [])]
             placements += [(action, choice, log_policy[position].item() - math.log(len(choices))) for choice in choices]
         generator = random.Random(rng_seed)
-        # Gumbel top-k: k draws without replacement, in proportion to pi(action, placement).
+        # Gumbel top-k: draws without replacement, in proportion to pi(action, placement).
         keyed = sorted(placements, key=lambda entry: entry[2] - math.log(-math.log(generator.random() or 1e-300)),
                        reverse=True)
-        samples = []
-        for action, choice, log_probability in (keyed[index % len(keyed)] for index in range(k)):
-            sources, description = self._rewritten(state, sites[action], choice)
-            samples.append(Sample(sources, description, log_probability, action, {"site": choice}))
+        samples, seen = [], set(state.known)
+        for action, choice, log_probability in keyed:
+            if len(samples) == k:
+                break
+            sources, recipe, description = self._candidate(state, action, sites[action], choice)
+            key = source_hash(sources, recipe)
+            if key not in seen:
+                seen.add(key)
+                samples.append(Sample(sources, description, log_probability, action, {"site": choice}, recipe))
         return samples
 
     @staticmethod
-    def _rewritten(state: DesignState, sites: list[RewriteSite], choice: int) -> tuple[dict[str, str], str]:
-        """The state's sources with one site, or every site (`EVERYWHERE`), rewritten."""
+    def _candidate(state: DesignState, action: str, sites: list[RewriteSite | None],
+                   choice: int) -> tuple[dict[str, str], str, str]:
+        """The state's sources and recipe after `action` at `choice`, and what was done."""
+        if action.startswith(RECIPE_ACTION):
+            recipe = action.removeprefix(RECIPE_ACTION)
+            knobs = ", ".join(f"{name}={value!r}" for name, value in RECIPES[recipe].items()) or "the flow's options"
+            return state.sources, recipe, f"synthesis recipe {recipe} ({knobs})"
         if choice != EVERYWHERE:
             rewrite = apply_rewrite(sites[choice])
-            return {**state.sources, rewrite.file: rewrite.text}, sites[choice].description
+            return {**state.sources, rewrite.file: rewrite.text}, state.recipe, sites[choice].description
         sources, done = dict(state.sources), []
         for site in {site.file: site for site in sites}.values():
             source, descriptions = apply_everywhere(site.file, site.source, site.rule, site.option)
             sources[site.file] = unparse(source)
             done += descriptions
-        return sources, f"everywhere ({len(done)}): " + "; ".join(done)
+        return sources, state.recipe, f"everywhere ({len(done)}): " + "; ".join(done)
 
     def update(self, state_samples: list[tuple[DesignState, list[Sample]]], advantages: list[list[float]],
                kl_coef: float) -> UpdateStats:
