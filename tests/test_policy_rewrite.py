@@ -57,7 +57,7 @@ def test_an_update_moves_probability_towards_the_positive_advantage(tmp_path: Pa
     def probability(action: str) -> float:
         features, sites = policy._state(state)
         with torch.no_grad():
-            return float(policy._log_policy(features, sites, policy.weights)[policy.actions.index(action)].exp())
+            return float(policy.softmax.log_policy(features, policy._available(sites))[policy.actions.index(action)].exp())
 
     first, second = samples[0].action, samples[1].action
     before = probability(first)
@@ -70,6 +70,6 @@ def test_an_update_moves_probability_towards_the_positive_advantage(tmp_path: Pa
     policy.save(tmp_path / "policy")
     restored = make_policy("rewrite")
     restored.load(tmp_path / "policy")
-    assert torch.equal(restored.weights, policy.weights)
+    assert torch.equal(restored.softmax.weights, policy.softmax.weights)
     assert [sample.logprob for sample in restored.sample(state, 2, rng_seed=9)] == \
            [sample.logprob for sample in policy.sample(state, 2, rng_seed=9)]

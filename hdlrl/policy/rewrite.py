@@ -16,7 +16,6 @@ log-likelihood with a KL penalty to the initial (uniform) policy.
 
 from __future__ import annotations
 
-import io
 import math
 import random
 from pathlib import Path
@@ -30,6 +29,7 @@ from hdlrl.hdl.rewrites import (RULES, RewriteSite, applicable_rewrites, apply_e
 from hdlrl.hdl.verilog_ast import parse_verilog, unparse
 from hdlrl.optimize.puct import source_hash
 from hdlrl.policy.base import DesignState, Sample, UpdateStats
+from hdlrl.policy.linear_softmax import Decision, LinearSoftmax
 
 STATE_FILE = "rewrite_policy.pt"
 RECIPE_ACTION = "synthesis:"  # the action that measures the state's RTL under another synthesis recipe
@@ -56,9 +56,7 @@ class RewritePolicy:
     def __init__(self, learning_rate: float = 0.05):
         self.actions = [variant_name(name, option) for name, rule in RULES.items() for option in rule.options]
         self.actions += [RECIPE_ACTION + recipe for recipe in RECIPES]
-        width = len(_COUNTED) + len(self.actions) + 1
-        self.weights = torch.zeros(len(self.actions), width, requires_grad=True)  # zero: uniform at start
-        self.optimizer = torch.optim.Adam([self.weights], lr=learning_rate, betas=(0.9, 0.95))
+        self.softmax = LinearSoftmax(self.actions, len(_COUNTED) + len(self.actions) + 1, learning_rate)
         self._analysed: dict[str, tuple[list[float], dict[str, list[RewriteSite | None]]]] = {}
 
     def _sites(self, state: DesignState) -> dict[str, list[RewriteSite | None]]:
@@ -72,12 +70,8 @@ class RewritePolicy:
                 by_action[RECIPE_ACTION + recipe].append(None)
         return by_action
 
-    def _log_policy(self, features: list[float], sites: dict[str, list[RewriteSite | None]],
-                    weights: torch.Tensor) -> torch.Tensor:
-        """log pi(action | x), -inf for actions without a site."""
-        logits = weights @ torch.tensor(features)
-        mask = torch.tensor([not sites[action] for action in self.actions])
-        return torch.log_softmax(logits.masked_fill(mask, -math.inf), dim=0)
+    def _available(self, sites: dict[str, list[RewriteSite | None]]) -> list[bool]:
+        return [bool(sites[action]) for action in self.actions]
 
     def _state(self, state: DesignState) -> tuple[list[float], dict[str, list[RewriteSite | None]]]:
         """Features and sites of a state, computed once per distinct state (parsing costs milliseconds)."""
@@ -98,7 +92,7 @@ class RewritePolicy:
         """
         features, sites = self._state(state)
         with torch.no_grad():
-            log_policy = self._log_policy(features, sites, self.weights)
+            log_policy = self.softmax.log_policy(features, self._available(sites))
         placements = []
         for position, action in enumerate(self.actions):
             if not sites[action]:
@@ -140,53 +134,18 @@ class RewritePolicy:
 
     def update(self, state_samples: list[tuple[DesignState, list[Sample]]], advantages: list[list[float]],
                kl_coef: float) -> UpdateStats:
-        """loss = -mean_i A_i log pi(a_i | x) + kl_coef * mean_x KL(pi(. | x) || pi_0(. | x)).
-
-        pi_0 is the initial policy, uniform over the actions with a site; the KL is exact.
-        """
-        policy_terms, kl_terms, count = [], [], 0
+        """One step of `LinearSoftmax.update`; pi_0 is uniform over the actions with a site."""
+        decisions = []
         for (state, samples), group_advantages in zip(state_samples, advantages):
             features, sites = self._state(state)
-            log_policy = self._log_policy(features, sites, self.weights)
-            available = torch.isfinite(log_policy)
-            uniform = -math.log(int(available.sum()))
-            kl_terms.append((log_policy.exp()[available] * (log_policy[available] - uniform)).sum())
-            for sample, advantage in zip(samples, group_advantages):
-                if sample.action in self.actions and sites[sample.action]:
-                    policy_terms.append(-advantage * log_policy[self.actions.index(sample.action)])
-                    count += 1
-        if not policy_terms:
-            return UpdateStats()
-        kl = torch.stack(kl_terms).mean()
-        loss = torch.stack(policy_terms).mean() + kl_coef * kl
-        before = self.weights.detach().clone()
-        self.optimizer.zero_grad()
-        loss.backward()
-        grad_norm = float(self.weights.grad.norm())
-        self.optimizer.step()
-        return UpdateStats(loss=float(loss.detach()), kl=float(kl.detach()),
-                           step_kl=self._step_kl(state_samples, before), grad_norm=grad_norm, samples=count)
-
-    def _step_kl(self, state_samples: list[tuple[DesignState, list[Sample]]], before: torch.Tensor) -> float:
-        """Mean over the states of KL(pi_before || pi_after): how far this step moved the policy."""
-        divergences = []
-        with torch.no_grad():
-            for state, _ in state_samples:
-                features, sites = self._state(state)
-                old, new = (self._log_policy(features, sites, weights) for weights in (before, self.weights))
-                available = torch.isfinite(old)
-                divergences.append(float((old.exp()[available] * (old[available] - new[available])).sum()))
-        return sum(divergences) / len(divergences)
+            choices = [([self.actions.index(sample.action)], advantage)
+                       for sample, advantage in zip(samples, group_advantages)
+                       if sample.action in self.actions and sites[sample.action]]
+            decisions.append(Decision(features, self._available(sites), choices))
+        return self.softmax.update(decisions, kl_coef)
 
     def save(self, folder: Path) -> None:
-        folder.mkdir(parents=True, exist_ok=True)
-        buffer = io.BytesIO()
-        torch.save({"weights": self.weights.detach(), "optimizer": self.optimizer.state_dict(),
-                    "actions": self.actions}, buffer)
-        (folder / STATE_FILE).write_bytes(buffer.getvalue())
+        self.softmax.save(folder / STATE_FILE)
 
     def load(self, folder: Path) -> None:
-        saved = torch.load(folder / STATE_FILE, weights_only=True)
-        with torch.no_grad():
-            self.weights.copy_(saved["weights"])
-        self.optimizer.load_state_dict(saved["optimizer"])
+        self.softmax.load(folder / STATE_FILE)
