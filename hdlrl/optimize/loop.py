@@ -37,9 +37,9 @@ from hdlrl.evaluate.cache import rtl_digest
 from hdlrl.evaluate.executors import Executor
 from hdlrl.evaluate.result import PPA
 from hdlrl.hdl.mutate import relative_name, write_sources
-from hdlrl.optimize.advantages import group_advantages
 from hdlrl.optimize.flow import OptimizeFlow
-from hdlrl.optimize.kl_control import KlControlSignals, KlControlState, update_kl_budget
+from hdlrl.optimize.kl_control import KlControlSignals, KlControlState
+from hdlrl.optimize.learn import learn
 from hdlrl.optimize.puct import Pool, PoolState, source_hash
 from hdlrl.optimize.reward import accepted_reward, rejected_reward
 from hdlrl.pdk import Pdk
@@ -234,21 +234,9 @@ class OptimizeRun:
             self.pool.record_expansion(parent.id, group_rewards)
             rewards.append(group_rewards)
 
-        # A group needs two rollouts to compare; a parent near exhaustion may give fewer.
-        learning = [index for index, group_rewards in enumerate(rewards) if len(group_rewards) >= 2]
-        controller = self.state.controller
-        advantages = group_advantages([rewards[index] for index in learning], self.flow.advantage, controller.delta)
-        stats = None
-        if self.mode == "ttt" and self.policy.trainable:
-            signal = [(index, values) for index, values in zip(learning, advantages.advantages) if values is not None]
-            if signal:
-                stats = self.policy.update([(groups[index][1], groups[index][2]) for index, _ in signal],
-                                           [values for _, values in signal], controller.kl_coef)
-        self.state.controller = update_kl_budget(controller, KlControlSignals(
-            reference_kl=stats.kl if stats else 0.0,
-            effective_sample_size=advantages.mean_effective_sample_size,
-            constant_fraction=advantages.constant_fraction,
-            saturated_fraction=advantages.saturated_fraction), self.flow.kl_control)
+        learned = learn(self.policy, [(design_state, samples) for _, design_state, samples in groups], rewards,
+                        self.flow.advantage, self.state.controller, self.flow.kl_control, self.mode == "ttt")
+        self.state.controller, stats, advantages = learned.controller, learned.stats, learned.advantages
         rows.append({"kind": "step", "step": step, "best_ratio": self.best_ratio(), **self.state.controller.to_dict(),
                      "loss": stats.loss if stats else 0.0, "kl": stats.kl if stats else 0.0,
                      "constant_groups": advantages.constant_groups,
