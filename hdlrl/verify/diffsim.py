@@ -89,7 +89,7 @@ def verilog_literal(width: int, bits: str) -> str:
     return f"{width}'b{bits}"
 
 
-def _corner_values(width: int, rng: random.Random) -> tuple[int, ...]:
+def corner_values(width: int, rng: random.Random) -> tuple[int, ...]:
     """0, all ones, only the sign bit, the largest positive value, one hot bit."""
     all_ones = (1 << width) - 1
     return 0, all_ones, 1 << (width - 1), all_ones >> 1, 1 << rng.randrange(width)
@@ -113,7 +113,7 @@ def _input_sequence(rng: random.Random, width: int, cycles: int) -> list[int]:
                 value = rng.getrandbits(width)
                 held = int(2 ** rng.uniform(4, 10))
             elif draw < 0.25:
-                value = rng.choice(_corner_values(width, rng))
+                value = rng.choice(corner_values(width, rng))
             elif draw < 0.4:
                 held = rng.randint(1, 8)
             else:
@@ -148,7 +148,7 @@ def generate_stimulus(design: Design, interface: Interface, options: DiffSimOpti
     return Stimulus((reset, *data_ports), tuple(zip(reset_column, *columns)), first_compared)
 
 
-def _write_stimulus(path: Path, stimulus: Stimulus) -> None:
+def write_stimulus(path: Path, stimulus: Stimulus) -> None:
     """One hex word per cycle: the ports concatenated in order, the first in the high bits."""
     width = sum(port.width for port in stimulus.ports)
     lines = []
@@ -160,12 +160,12 @@ def _write_stimulus(path: Path, stimulus: Stimulus) -> None:
     path.write_text("\n".join(lines) + "\n")
 
 
-def _delay(nanoseconds: float) -> str:
+def delay_literal(nanoseconds: float) -> str:
     """A delay literal at the testbench's 1 ps precision."""
     return format(round(nanoseconds, 3), "f").rstrip("0").rstrip(".")
 
 
-def _declaration(kind: str, width: int, name: str) -> str:
+def declaration(kind: str, width: int, name: str) -> str:
     return f"    {kind} {f'[{width - 1}:0] ' if width > 1 else ''}{name};"
 
 
@@ -178,12 +178,12 @@ def _testbench(design: Design, interface: Interface, stimulus: Stimulus, nonce: 
     lines = ["`timescale 1ns/1ps", f"module {TESTBENCH_TOP};"]
     for clock in clocks:
         lines += [f"    reg {clock.name} = 1'b0;",
-                  f"    always #{_delay(clock.period_ns / 2)} {clock.name} = ~{clock.name};"]
-    lines += [_declaration("reg", port.width, port.name) for port in stimulus.ports]
+                  f"    always #{delay_literal(clock.period_ns / 2)} {clock.name} = ~{clock.name};"]
+    lines += [declaration("reg", port.width, port.name) for port in stimulus.ports]
     for port in interface.outputs:
-        lines += [_declaration("wire", port.width, f"hdlrl_reference_{port.name}"),
-                  _declaration("wire", port.width, f"hdlrl_candidate_{port.name}"),
-                  _declaration("bit", port.width, f"hdlrl_known_{port.name}")]
+        lines += [declaration("wire", port.width, f"hdlrl_reference_{port.name}"),
+                  declaration("wire", port.width, f"hdlrl_candidate_{port.name}"),
+                  declaration("bit", port.width, f"hdlrl_known_{port.name}")]
     for module, instance in ((REFERENCE_PREFIX + interface.top, "reference"), (interface.top, "candidate")):
         connections = [f".{port.name}({port.name})" for port in interface.inputs]
         connections += [f".{port.name}(hdlrl_{instance}_{port.name})" for port in interface.outputs]
@@ -215,8 +215,8 @@ def _testbench(design: Design, interface: Interface, stimulus: Stimulus, nonce: 
     # edge, outputs are compared a tenth before the next one, after the rising edge between them.
     # Without a clock, a cycle is: apply the inputs, wait 1 ns, compare.
     period = clocks[0].period_ns if clocks else None
-    apply = f"#{_delay(period / 10)} " if period else ""
-    settle = f"#{_delay(period * 8 / 10)}" if period else "#1"
+    apply = f"#{delay_literal(period / 10)} " if period else ""
+    settle = f"#{delay_literal(period * 8 / 10)}" if period else "#1"
     drive = f"{{{', '.join(port.name for port in stimulus.ports)}}} = hdlrl_stimulus[hdlrl_cycle];" if width else ";"
     lines += ["    initial begin"]
     if width:
@@ -286,7 +286,7 @@ def differential_simulation(runner: ToolRunner, design: Design, interface: Inter
     scratch = runner.scratch
     nonce = secrets.token_hex(4)
     stimulus = generate_stimulus(design, interface, options)
-    _write_stimulus(scratch / STIMULUS_FILE, stimulus)
+    write_stimulus(scratch / STIMULUS_FILE, stimulus)
     (scratch / TESTBENCH_FILE).write_text(_testbench(design, interface, stimulus, nonce))
     # The testbench comes first: its `timescale then also covers sources that declare none.
     sources = [Path(TESTBENCH_FILE), *_write_prefixed_reference(scratch, reference_sources), *candidate_sources]

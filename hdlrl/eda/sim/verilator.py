@@ -16,7 +16,7 @@ from hdlrl.eda.sim import SimResult, judge
 from hdlrl.eda.toolchain import find_tool, require_tool
 from hdlrl.paths import user_cache_dir
 
-_QUIET = ["-Wno-fatal", "-Wno-lint", "-Wno-style", "-Wno-WIDTH", "-Wno-INITIALDLY", "-Wno-MULTIDRIVEN",
+VERILATOR_QUIET = ["-Wno-fatal", "-Wno-lint", "-Wno-style", "-Wno-WIDTH", "-Wno-INITIALDLY", "-Wno-MULTIDRIVEN",
           "-Wno-TIMESCALEMOD", "-Wno-STMTDLY", "-Wno-COMBDLY"]
 
 
@@ -38,7 +38,7 @@ class VerilatorSimulator:
                  include_dirs: list[Path], limits: Limits) -> SimResult:
         build_dir = "verilator_build"
         jobs = str(max(1, min(2, os.cpu_count() or 1)))
-        argv = [require_tool("verilator").path, "--binary", "--timing", *_QUIET, "--top-module", testbench.top,
+        argv = [require_tool("verilator").path, "--binary", "--timing", *VERILATOR_QUIET, "--top-module", testbench.top,
                 "-Mdir", build_dir, "-j", jobs, "-o", "simulation",
                 *[f"-I{directory}" for directory in include_dirs], *map(str, sources)]
         compile_run = runner.run(argv, limits=Limits(time_s=max(limits.time_s, 300), memory_mb=limits.memory_mb),

@@ -1,0 +1,252 @@
+"""Coverage points no stimulus can reach, shown so by the tool or by a proof, to be left out.
+
+CVDP's pass rule measures coverage over the reachable points, and every point left out must
+be shown unreachable and listed. Two ways:
+
+- **by the tool**: the `default` arm of a case whose items name every value of its selector
+  (`case (op)` with all eight values of a 3-bit `op`) can never run;
+- **by a proof**: the branch's condition, read from its source line, is asserted the other
+  way round (`if (c)` arm: `!c` always; `else` arm: `c` always; case item `L`: selector != L;
+  `default`: selector is one of the items) and Yosys proves the assertion in every state
+  reachable from reset (`sat -tempinduct -prove-asserts`, as the gate's equivalence does).
+  The assertion holds everywhere, a stronger claim than the branch needing it, so a proof
+  is a proof of unreachability; where induction does not close, the point stays counted.
+
+A condition on a variable assigned with `=` inside an always block is not used: its value at
+the branch may differ from the net the assertion sees.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from hdlrl.cover.coverage import CoveragePoint
+from hdlrl.cover.steer import joined_operators, literal_constants
+from hdlrl.design import Design
+from hdlrl.eda.runner import Limits, ToolRunner
+from hdlrl.eda.synth.yosys import read_commands
+from hdlrl.eda.toolchain import require_tool
+from hdlrl.hdl.lexer import Token, tokenize
+from hdlrl.hdl.mutate import Number
+
+_DECLARATION_WORDS = {"reg", "wire", "logic", "input", "output", "inout"}
+_CONTINUOUS_WORDS = {"assign", "wire", "parameter", "localparam", "logic", "reg", "integer", "genvar"}
+
+
+@dataclass(frozen=True)
+class Claim:
+    """What must hold for a point to be unreachable: `expression` always true in `file`'s
+    module around `line`, or (`full_case`) nothing to prove."""
+
+    file: str
+    line: int
+    expression: str
+    reason: str
+    full_case: bool = False
+
+
+def _declared_width(tokens: list[Token], name: str) -> int | None:
+    """The literal width of `name`'s declaration (`reg [2:0] state`), 1 without a range."""
+    for index, token in enumerate(tokens):
+        if token.text != name or index == 0:
+            continue
+        back = index - 1
+        while back >= 0 and tokens[back].text == ",":
+            back -= 2  # `reg [2:0] a, b`: walk back over the earlier names
+        if back >= 0 and tokens[back].text == "]":
+            opening = max(position for position in range(back) if tokens[position].text == "[")
+            inner = [item.text for item in tokens[opening + 1:back]]
+            if ":" in inner and opening > 0 and (tokens[opening - 1].text in _DECLARATION_WORDS
+                                                 or tokens[opening - 1].text == "signed"):
+                high, low = "".join(inner[:inner.index(":")]), "".join(inner[inner.index(":") + 1:])
+                if high.isdigit() and low.isdigit():
+                    return abs(int(high) - int(low)) + 1
+        elif back >= 0 and tokens[back].text in _DECLARATION_WORDS:
+            return 1
+    return None
+
+
+def _skip_statement(tokens: list[Token], index: int) -> int:
+    """The index after the statement starting at `index`: a begin-end block, a nested case, an
+    if with its else, or a simple statement up to its `;`."""
+    opening = tokens[index].text
+    if opening in ("begin", "case", "casez", "casex"):
+        closing = "end" if opening == "begin" else "endcase"
+        depth = 0
+        while index < len(tokens):
+            text = tokens[index].text
+            depth += (text == opening or (opening != "begin" and text in ("case", "casez", "casex"))) - (text == closing)
+            index += 1
+            if depth == 0:
+                break
+    else:
+        while index < len(tokens) and tokens[index].text != ";":
+            if tokens[index].text in ("begin", "case", "casez", "casex"):
+                index = _skip_statement(tokens, index)
+                if tokens[index - 1].text in ("end", "endcase"):
+                    break
+                continue
+            index += 1
+        index += 1
+    if index < len(tokens) and tokens[index].text == "else":
+        return _skip_statement(tokens, index + 1)
+    return index
+
+
+def _case_items(tokens: list[Token], line: int) -> tuple[str | None, list[list[str]], int | None]:
+    """For the innermost case around `line`: its selector, every item's labels (as text), and
+    the line of its `default` (None without one)."""
+    opening = max((index for index, token in enumerate(tokens)
+                   if token.text in ("case", "casez", "casex") and token.line <= line), default=None)
+    if opening is None or tokens[opening + 1].text != "(":
+        return None, [], None
+    depth, index = 0, opening + 1
+    while True:  # past the selector's parentheses
+        depth += {"(": 1, ")": -1}.get(tokens[index].text, 0)
+        index += 1
+        if depth == 0:
+            break
+    selector = tokens[opening + 2].text if index == opening + 4 else None
+    items, default_line = [], None
+    while index < len(tokens) and tokens[index].text != "endcase":
+        labels, depth = [], 0
+        while index < len(tokens) and not (tokens[index].text == ":" and depth == 0):
+            text = tokens[index].text
+            depth += {"(": 1, ")": -1, "{": 1, "}": -1}.get(text, 0)
+            if text == "default":
+                default_line = tokens[index].line
+                if tokens[index + 1].text != ":":
+                    break
+            elif text != "," or depth:
+                labels.append(text)
+            index += 1
+        index += 1  # the colon
+        if labels:
+            items.append(labels)
+        index = _skip_statement(tokens, index)
+    return selector, items, default_line
+
+
+def _condition(tokens_on_line: list[Token]) -> list[Token] | None:
+    """The parenthesised condition after the last `if` on a line."""
+    starts = [index for index, token in enumerate(tokens_on_line) if token.text == "if"]
+    if not starts or starts[-1] + 1 >= len(tokens_on_line) or tokens_on_line[starts[-1] + 1].text != "(":
+        return None
+    depth = 0
+    for index in range(starts[-1] + 1, len(tokens_on_line)):
+        depth += {"(": 1, ")": -1}.get(tokens_on_line[index].text, 0)
+        if depth == 0:
+            return tokens_on_line[starts[-1] + 2:index]
+    return None
+
+
+def _procedural(tokens: list[Token]) -> set[str]:
+    """Names assigned with a blocking `=` in procedural code."""
+    names = set()
+    for index, token in enumerate(tokens[1:-1], start=1):
+        if (token.kind == "identifier" and tokens[index + 1].text == "=" and tokens[index + 2].text != "="
+                and tokens[index - 1].text not in _CONTINUOUS_WORDS and tokens[index - 1].text not in ("<", ">", "!", "=")):
+            names.add(token.text)
+    return names
+
+
+def claim_for(point: CoveragePoint, text: str) -> Claim | None:
+    """What would make `point` unreachable, or None where its line says nothing usable."""
+    tokens = joined_operators(tokenize(text))
+    on_line = [token for token in tokens if token.line == point.line]
+    procedural = _procedural(tokens)
+    where = f"{point.file}:{point.line}"
+    if point.kind == "case" and on_line:
+        selector, items, default_line = _case_items(tokens, point.line)
+        if selector is None or selector in procedural:
+            return None
+        constants = literal_constants(tokens)
+        if on_line[0].text == "default" and default_line == point.line:
+            values = {(Number.parse(label) or Number(constants.get(label, -1), None, "", "")).value
+                      for labels in items for label in labels}
+            width = _declared_width(tokens, selector)
+            if width is not None and width <= 16 and set(range(1 << width)) <= values:
+                return Claim(point.file, point.line, "", f"{where}: default of a full case: the items name every "
+                             f"value of {selector} ({width} bits)", full_case=True)
+            named = " || ".join(f"({selector} == {label})" for labels in items for label in labels)
+            return Claim(point.file, point.line, named or "1'b0",
+                         f"{where}: default arm; proven: {selector} always holds one of the case items")
+        labels = next((labels for labels in items if labels and labels[0] == on_line[0].text), None)
+        if labels:
+            never = " && ".join(f"({selector} != {label})" for label in labels)
+            return Claim(point.file, point.line, never, f"{where}: case item {' '.join(labels)}; proven: "
+                         f"{selector} never equals it")
+        return None
+    if point.kind in ("if", "elsif", "else"):
+        condition = _condition(on_line)
+        if not condition or any(token.text in procedural for token in condition if token.kind == "identifier"):
+            return None
+        text_condition = " ".join(token.text for token in condition)
+        if point.kind == "else":
+            return Claim(point.file, point.line, f"({text_condition})",
+                         f"{where}: else arm; proven: ({text_condition}) always holds")
+        return Claim(point.file, point.line, f"!({text_condition})",
+                     f"{where}: if arm; proven: ({text_condition}) never holds")
+    return None
+
+
+def _with_assertion(text: str, line: int, expression: str) -> str:
+    """`text` with `always @* assert (expression);` before the `endmodule` closing `line`'s module."""
+    ends = [match.start() for match in re.finditer(r"\bendmodule\b", text)]
+    offsets = [len("\n".join(text.splitlines()[:line]))]
+    end = next((position for position in ends if position >= offsets[0]), None)
+    if end is None:
+        return text
+    return text[:end] + f"    always @* assert ({expression});\n" + text[end:]
+
+
+def prove(design: Design, claim: Claim, folder: Path, time_s: float, sandbox: bool | None) -> bool:
+    """True when Yosys proves `claim.expression` in every state reachable from reset."""
+    folder.mkdir(parents=True, exist_ok=True)
+    sources = []
+    for path in design.rtl:
+        relative = str(path.relative_to(design.root))
+        text = path.read_text(errors="replace")
+        target = folder / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(_with_assertion(text, claim.line, claim.expression) if relative == claim.file else text)
+        sources.append(target)
+    reset = ""
+    if design.reset is not None:
+        reset = f" -set-at 1 {design.reset.name} {1 if design.reset.polarity == 'high' else 0}"
+    reads = [command.replace("read_verilog -sv", "read_verilog -formal -sv")
+             for command in read_commands(sources, list(design.include_dirs))]
+    prepare = [*reads, f"hierarchy -check -top {design.top}", "proc", "flatten", "memory", "async2sync", "opt_clean"]
+    runner = ToolRunner(folder, Limits(time_s=time_s), sandbox, readable=tuple(design.include_dirs))
+    for undef in (" -set-init-undef -enable_undef", ""):  # X-aware first, then 2-valued (see equivalence.py)
+        script = "; ".join([*prepare, f"sat -tempinduct -prove-asserts -seq 1{reset}{undef} -set-def-inputs "
+                                      f"-maxsteps 20 {design.top}"])
+        run = runner.run([require_tool("yosys").path, "-p", script])
+        if "Induction step proven: SUCCESS" in run.output or (run.ok and "SUCCESS!" in run.output
+                                                               and "FAIL" not in run.output):
+            return True
+    return False
+
+
+def unreachable_points(design: Design, uncovered: list[str], folder: Path, time_s: float = 30,
+                       sandbox: bool | None = None) -> dict[str, str]:
+    """Point id -> why it is unreachable, for the uncovered line and branch points shown so."""
+    texts = {str(path.relative_to(design.root)): path.read_text(errors="replace") for path in design.rtl}
+    decided: dict[tuple, str | None] = {}
+    result = {}
+    for point_id in uncovered:
+        point = CoveragePoint.from_id(point_id)
+        if point.metric == "toggle" or point.file not in texts:
+            continue
+        key = (point.file, point.line, point.kind)
+        if key not in decided:
+            claim = claim_for(point, texts[point.file])
+            decided[key] = None
+            if claim is not None and (claim.full_case or prove(design, claim, folder / f"proof_{len(decided)}",
+                                                               time_s, sandbox)):
+                decided[key] = claim.reason
+        if decided[key]:
+            result[point_id] = decided[key]
+    return result

@@ -1,0 +1,109 @@
+"""The compile-once coverage harness on real designs: Verilator coverage per run, the design's
+outputs per cycle, the mutants' kill vector, reuse of an unchanged build; and the proofs of
+unreachable points."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hdlrl.cover.coverage import CoveragePoint, merge_counts, summarise
+from hdlrl.cover.harness import HarnessSpec, build_harness
+from hdlrl.cover.corpus import Entry, greedy_cover
+from hdlrl.cover.stimulus import StimulusSpace, parse_program, render
+from hdlrl.cover.unreachable import unreachable_points
+from hdlrl.design import load_design
+from hdlrl.eda.runner import ToolRunner
+from hdlrl.eda.toolchain import has_tool
+from hdlrl.hdl.mutate import make_mutants
+from hdlrl.verify.interface import read_interface
+
+from conftest import DESIGNS_DIR
+
+pytestmark = pytest.mark.skipif(not (has_tool("verilator") and has_tool("iverilog") and has_tool("yosys")),
+                                reason="needs verilator, iverilog and yosys")
+
+
+@pytest.fixture(scope="module")
+def traffic(tmp_path_factory: pytest.TempPathFactory):
+    design = load_design(DESIGNS_DIR / "traffic_light")
+    folder = tmp_path_factory.mktemp("traffic")
+    interface = read_interface(ToolRunner(folder / "interface"), list(design.rtl), design.top)
+    space = StimulusSpace.of(design, interface)
+    reference_text = design.rtl[0].read_text()
+    mutants = [{mutant.file: mutant.text} for mutant in make_mutants(design, 6, seed=0)]
+    mutants.append({"rtl/traffic_light.v": reference_text})  # equal to the design: never killed
+    spec = HarnessSpec(design, interface, space.ports, (), tuple(mutants))
+    return design, interface, space, spec, build_harness(spec, folder / "harness"), folder
+
+
+def _stimulus(space: StimulusSpace, text: str, seed: int = 1):
+    return render(parse_program(text, space, seed), space)
+
+
+def test_a_run_reports_coverage_outputs_and_kills(traffic) -> None:
+    design, interface, space, spec, harness, _ = traffic
+    stimulus = _stimulus(space, '{"segments": [{"generator": "random", "cycles": 300}]}')
+    run = harness.run(stimulus, "random")
+    assert run.ok, run.reason
+    assert len(run.outputs) == len(stimulus.rows) and all(len(row) == len(interface.outputs) for row in run.outputs)
+    summary = summarise(run.coverage)
+    assert summary["line"].total > 10 and summary["branch"].total > 5 and summary["toggle"].total > 10
+    assert 0 < summary["branch"].hit < summary["branch"].total  # the saturating timer's else needs a long hold
+    points = [CoveragePoint.from_id(point_id) for point_id in run.coverage]
+    assert {point.file for point in points} == {"rtl/traffic_light.v"}  # not the testbench, not the mutants
+    assert all(CoveragePoint.from_id(point.id) == point for point in points)
+    assert len(spec.mutants) - 1 not in run.killed  # the copy of the reference survives
+    assert run.killed and all(cycle >= stimulus.first_compared for cycle in run.killed.values())
+
+
+def test_a_long_hold_reaches_the_saturating_branch(traffic) -> None:
+    _, _, space, _, harness, _ = traffic
+    random_run = harness.run(_stimulus(space, '{"segments": [{"generator": "random", "cycles": 300}]}'), "r")
+    hold = harness.run(_stimulus(space, '{"segments": [{"generator": "hold", "cycles": 40, '
+                                        '"values": {"ew_car": 0}}]}'), "hold")
+    saturating = "branch|rtl/traffic_light.v|56|56|else|"
+    assert random_run.coverage[saturating] == 0 and hold.coverage[saturating] > 0
+    merged = merge_counts(random_run.coverage, hold.coverage)
+    assert summarise(merged)["branch"].hit > summarise(random_run.coverage)["branch"].hit
+
+
+def test_an_unchanged_build_is_reused_and_icarus_gives_the_same_outputs(traffic) -> None:
+    _, _, space, spec, harness, folder = traffic
+    binary = folder / "harness" / "build" / "hdlrl_cover"
+    stamp = binary.stat().st_mtime_ns
+    assert build_harness(spec, folder / "harness").folder == harness.folder
+    assert binary.stat().st_mtime_ns == stamp
+    icarus = build_harness(spec, folder / "icarus", simulator="icarus")
+    stimulus = _stimulus(space, '{"segments": [{"generator": "burst", "cycles": 120}]}', seed=4)
+    on_verilator, on_icarus = harness.run(stimulus, "v"), icarus.run(stimulus, "i")
+    assert on_icarus.ok and not icarus.code_coverage and on_icarus.coverage == {}
+    first = stimulus.first_compared
+    assert on_icarus.outputs[first:] == on_verilator.outputs[first:]
+    assert on_icarus.killed == on_verilator.killed
+
+
+def test_unreachable_points_are_proven_or_left_counted(tmp_path: Path) -> None:
+    traffic = load_design(DESIGNS_DIR / "traffic_light")
+    unreachable = unreachable_points(traffic, [
+        "branch|rtl/traffic_light.v|45|45|case|",  # default: state only ever holds the six phases
+        "branch|rtl/traffic_light.v|56|56|else|",  # the timer saturates: reachable
+        "branch|rtl/traffic_light.v|40|40|case|",  # NS_Y: reachable
+    ], tmp_path / "traffic")
+    assert list(unreachable) == ["branch|rtl/traffic_light.v|45|45|case|"]
+    assert "proven" in unreachable["branch|rtl/traffic_light.v|45|45|case|"]
+    alu = load_design(DESIGNS_DIR / "alu8")
+    assert "full case" in unreachable_points(alu, ["line|rtl/alu8.v|43|43|case|"], tmp_path / "alu")[
+        "line|rtl/alu8.v|43|43|case|"]
+
+
+def test_greedy_cover_keeps_everything_with_fewer_programs() -> None:
+    corpus = [Entry("a", 0, "x", ["p1", "p2"], []), Entry("b", 0, "x", ["p2"], [1]),
+              Entry("c", 0, "x", ["p1", "p2", "p3"], []), Entry("d", 0, "x", ["p1", "p2", "p3"], []),
+              Entry("e", 0, "x", ["p4"], [1])]
+    cycles = {"a": 10, "b": 10, "c": 30, "d": 20, "e": 5}
+    chosen = greedy_cover(corpus, cycles)
+    reached = set().union(*(set(entry.items) | {f"mutant|{m}" for m in entry.killed} for entry in chosen))
+    assert reached == {"p1", "p2", "p3", "p4", "mutant|1"}
+    assert [entry.program for entry in chosen] == ["d", "e"]  # d: the shorter of the two equal programs

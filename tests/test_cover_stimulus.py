@@ -1,0 +1,97 @@
+"""Stimulus programs: parsing refuses malformed ones with a reason, rendering is deterministic
+and does what each generator says; steering values come from the branch's source line."""
+
+from __future__ import annotations
+
+import pytest
+
+from hdlrl.cover.steer import steering_values
+from hdlrl.cover.stimulus import ProgramError, StimulusSpace, parse_program, render
+from hdlrl.verify.interface import Port
+
+FIFO_SPACE = StimulusSpace((Port("rst_n", "input", 1), Port("wr_en", "input", 1), Port("rd_en", "input", 1),
+                            Port("din", "input", 8)), Port("rst_n", "input", 1), 0, reset_cycles=3, max_cycles=512)
+
+
+def columns(program_text: str, seed: int = 1) -> dict[str, list[int]]:
+    stimulus = render(parse_program(program_text, FIFO_SPACE, seed), FIFO_SPACE)
+    return {port.name: [row[index] for row in stimulus.rows] for index, port in enumerate(stimulus.ports)}
+
+
+def test_reset_first_then_segments_with_pinned_values() -> None:
+    values = columns('{"segments": [{"generator": "hold", "cycles": 20, "values": {"wr_en": 1, "rd_en": 0}},'
+                     '{"generator": "reset", "cycles": 2}, {"generator": "random", "cycles": 5}]}')
+    assert values["rst_n"] == [0, 0, 0] + [1] * 20 + [0, 0] + [1] * 5
+    assert values["wr_en"][3:23] == [1] * 20 and values["rd_en"][3:23] == [0] * 20
+    assert len(set(values["din"][3:23])) == 1  # hold: one value the whole segment
+
+
+def test_rendering_is_deterministic_per_seed() -> None:
+    program = '{"segments": [{"generator": "random", "cycles": 50}]}'
+    assert columns(program, 1) == columns(program, 1)
+    assert columns(program, 1) != columns(program, 2)
+
+
+def test_generators_shape_their_ports() -> None:
+    corner = columns('{"segments": [{"generator": "corner", "cycles": 200, "ports": ["din"]}]}')["din"][3:]
+    assert set(corner) <= {0, 255, 128, 127, 1, 2, 4, 8, 16, 32, 64}
+    sparse = columns('{"segments": [{"generator": "sparse", "cycles": 400}]}')["din"][3:]
+    dense = columns('{"segments": [{"generator": "dense", "cycles": 400}]}')["din"][3:]
+    assert sum(bin(value).count("1") for value in sparse) * 3 < sum(bin(value).count("1") for value in dense)
+    burst = columns('{"segments": [{"generator": "burst", "cycles": 300}]}')["wr_en"][3:]
+    runs = sum(1 for first, second in zip(burst, burst[1:]) if first != second)
+    assert 2 <= runs <= 300 // 4  # phases of at least 4 cycles
+
+
+def test_vectors_keep_unnamed_ports() -> None:
+    values = columns('{"segments": [{"generator": "vectors", "vectors": [{"din": 7, "wr_en": 1}, {"din": 9}]}]}')
+    assert values["din"][3:] == [7, 9] and values["wr_en"][3:] == [1, 1]
+
+
+@pytest.mark.parametrize("text, reason", [
+    ("write some stimulus", "no JSON object"),
+    ('{"segments": [{"generator": "fuzz", "cycles": 4}]}', "generator 'fuzz'"),
+    ('{"segments": [{"generator": "random", "cycles": 0}]}', "cycles must be an integer"),
+    ('{"segments": [{"generator": "hold", "cycles": 4, "values": {"din": 300}}]}', "does not fit 8 bits"),
+    ('{"segments": [{"generator": "hold", "cycles": 4, "values": {"clk": 1}}]}', "'clk' is not a driven input"),
+    ('{"segments": [{"generator": "random", "cycles": 4, "speed": 2}]}', "unknown field 'speed'"),
+    ('{"segments": []}', "at least one segment"),
+    ('{"segments": [{"generator": "random", "cycles": 600}]}', "cycles must be an integer from 1 to 512"),
+    ('{"segments": [{"generator": "random", "cycles": 300}, {"generator": "random", "cycles": 300}]}',
+     "at most 509"),
+    ('{"segments": [{"generator": "random", "cycles": 4}', "invalid JSON"),
+])
+def test_malformed_programs_are_refused_with_a_reason(text: str, reason: str) -> None:
+    with pytest.raises(ProgramError, match=reason.replace("(", r"\(")):
+        parse_program(text, FIFO_SPACE)
+
+
+def test_json_in_prose_is_found() -> None:
+    program = parse_program('Here is my program:\n```json\n{"segments": [{"generator": "random", "cycles": 9}]}\n```',
+                            FIFO_SPACE)
+    assert program.cycles == 9
+    assert parse_program(program.to_json(), FIFO_SPACE) == program
+
+
+DECODER = """module decoder (input [2:0] a, input en, input [1:0] mode, output reg [7:0] y);
+    localparam [1:0] WIDE = 2'd3;
+    always @* begin
+        if (!en) y = 0;
+        else if (mode == WIDE) y = 8'hff;
+        else case (a)
+            3'd5: y = 8'h20;
+            default: y = 8'h01;
+        endcase
+    end
+endmodule
+"""
+INPUTS = {"a": 3, "en": 1, "mode": 2}
+
+
+def test_steering_values_from_the_branch_line() -> None:
+    sources = {"rtl/decoder.v": DECODER}
+    assert steering_values("branch|rtl/decoder.v|4|4|if|", sources, INPUTS) == {"en": 0}
+    assert steering_values("branch|rtl/decoder.v|4|4|else|", sources, INPUTS) == {"en": 1}
+    assert steering_values("branch|rtl/decoder.v|5|5|elsif|", sources, INPUTS) == {"mode": 3}
+    assert steering_values("branch|rtl/decoder.v|7|7|case|", sources, INPUTS) == {"a": 5}
+    assert steering_values("toggle|rtl/decoder.v|1|1|a[0]|", sources, INPUTS) == {}
