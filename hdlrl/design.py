@@ -77,7 +77,7 @@ class Design:
         return Design(**{**self.__dict__, "rtl": rtl})
 
 
-class _Reader:
+class FieldReader:
     """Typed field access over a LocatedYaml, raising errors that name file, line and field."""
 
     def __init__(self, document: LocatedYaml):
@@ -143,7 +143,7 @@ def load_design(design_dir: str | Path) -> Design:
     for key in data:
         if key not in known:
             raise document.error(str(key), f"unknown field (known: {', '.join(sorted(known))})")
-    read = _Reader(document)
+    read = FieldReader(document)
 
     testbench_data = read.get(data, "testbench", dict)
     kind = read.choice(testbench_data, "testbench.kind", ("verilog", "cocotb"), "verilog")

@@ -11,9 +11,11 @@ modules renamed, driven by the same inputs. An output of a mutant that differs f
 design's (X-aware: bits where the design is X are don't-care) kills it; the harness prints
 the first cycle each mutant died, so one run gives the whole kill vector.
 
-Each cycle, just before the rising edge of the first clock (after the inputs settle, for a
-combinational design), the harness prints the design's outputs and the expressions the
-functional covergroups sample, in binary. Icarus can build the same harness (no code
+Each cycle, the harness prints the design's outputs and the expressions the functional
+covergroups sample, in binary, with the timing of the differential simulation: inputs are
+applied a tenth of a period after the falling edge of the first clock and sampled eight
+tenths later, so a sample holds the cycle's inputs and the state after the rising edge that
+took them (for a combinational design: after the inputs settle). Icarus can build the same harness (no code
 coverage there: Icarus has none); the run then reports functional coverage and kills only.
 """
 
