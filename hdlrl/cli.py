@@ -96,6 +96,21 @@ def build_parser() -> argparse.ArgumentParser:
     suite.add_argument("--resume", action="store_true", help="continue each design's run from its checkpoint")
     suite.add_argument("--report", type=Path, help="also write a Markdown table to this file")
 
+    cover = commands.add_parser("cover", help="generate a testbench that reaches coverage targets and kills mutants")
+    cover.add_argument("design", type=Path, metavar="DESIGN_DIR")
+    cover.add_argument("--policy", default="cdg", help="cdg (embedded), random, hf:PATH_OR_NAME or openai:URL")
+    cover.add_argument("--policy-option", action="append", metavar="KEY=VALUE",
+                       help="a keyword option of the policy backend, repeatable")
+    cover.add_argument("--budget", type=int, help="stimulus programs in all (default: the flow's budget)")
+    cover.add_argument("--objective", choices=("coverage", "mutants"), default="coverage",
+                       help="reward coverage gained, or also the mutants a program kills")
+    cover.add_argument("--seed", type=int, default=0)
+    cover.add_argument("--out", type=Path, help="run directory (default: runs/cover-DESIGN-POLICY-seedS)")
+    cover.add_argument("--flow", type=Path, help="cover flow YAML (default: flows/cover.yaml)")
+    cover.add_argument("--json", action="store_true", help="print the summary as JSON")
+    cover.add_argument("--resume", action="store_true", help="continue the run in --out from its last checkpoint")
+    cover.add_argument("--no-sandbox", action="store_true", help="run tools without bubblewrap")
+
     importer = commands.add_parser("import", help="import benchmark designs into the design format")
     importer.add_argument("suite", choices=("rtllm",))
     importer.add_argument("source", type=Path)
@@ -117,6 +132,13 @@ def build_parser() -> argparse.ArgumentParser:
     bench_eval.add_argument("--pdk-dir")
     bench_eval.add_argument("--candidates", type=int, default=20)
     bench_eval.add_argument("--output", type=Path, help="write the results JSON here")
+    bench_cover = bench_commands.add_parser("cover", help="stimulus runs per second on the compile-once harness")
+    bench_cover.add_argument("--design", type=Path, default=Path("designs/sync_fifo"))
+    bench_cover.add_argument("--runs", type=int, default=100)
+    bench_cover.add_argument("--rounds", type=int, default=3)
+    bench_cover.add_argument("--cycles", type=int, default=256)
+    bench_cover.add_argument("--workers", type=int, default=2)
+    bench_cover.add_argument("--output", type=Path, help="write the results JSON here")
     return parser
 
 
@@ -152,6 +174,10 @@ def main(argv: list[str] | None = None) -> int:
             from hdlrl.commands.optimize import run_optimize_suite
 
             return run_optimize_suite(arguments)
+        if arguments.command == "cover":
+            from hdlrl.commands.cover import run_cover
+
+            return run_cover(arguments)
         if arguments.command == "import":
             from hdlrl.importers.rtllm import run_import
 
@@ -160,6 +186,10 @@ def main(argv: list[str] | None = None) -> int:
             from hdlrl.commands.pdk import run_pdk
 
             return run_pdk(arguments)
+        if arguments.command == "bench" and arguments.bench_command == "cover":
+            from hdlrl.bench.cover import run_bench_cover
+
+            return run_bench_cover(arguments)
         if arguments.command == "bench":
             from hdlrl.bench.evaluate import run_bench_eval
 

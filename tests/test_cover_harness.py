@@ -63,7 +63,8 @@ def test_a_long_hold_reaches_the_saturating_branch(traffic) -> None:
     random_run = harness.run(_stimulus(space, '{"segments": [{"generator": "random", "cycles": 300}]}'), "r")
     hold = harness.run(_stimulus(space, '{"segments": [{"generator": "hold", "cycles": 40, '
                                         '"values": {"ew_car": 0}}]}'), "hold")
-    saturating = "branch|rtl/traffic_light.v|56|56|else|"
+    saturating = next(point_id for point_id in hold.coverage if point_id.startswith("branch|rtl/traffic_light.v|56|")
+                      and point_id.endswith("|else|"))
     assert random_run.coverage[saturating] == 0 and hold.coverage[saturating] > 0
     merged = merge_counts(random_run.coverage, hold.coverage)
     assert summarise(merged)["branch"].hit > summarise(random_run.coverage)["branch"].hit
@@ -87,15 +88,15 @@ def test_an_unchanged_build_is_reused_and_icarus_gives_the_same_outputs(traffic)
 def test_unreachable_points_are_proven_or_left_counted(tmp_path: Path) -> None:
     traffic = load_design(DESIGNS_DIR / "traffic_light")
     unreachable = unreachable_points(traffic, [
-        "branch|rtl/traffic_light.v|45|45|case|",  # default: state only ever holds the six phases
-        "branch|rtl/traffic_light.v|56|56|else|",  # the timer saturates: reachable
-        "branch|rtl/traffic_light.v|40|40|case|",  # NS_Y: reachable
+        "branch|rtl/traffic_light.v|45|0|45|case|",  # default: state only ever holds the six phases
+        "branch|rtl/traffic_light.v|56|0|56|else|",  # the timer saturates: reachable
+        "branch|rtl/traffic_light.v|40|0|40|case|",  # NS_Y: reachable
     ], tmp_path / "traffic")
-    assert list(unreachable) == ["branch|rtl/traffic_light.v|45|45|case|"]
-    assert "proven" in unreachable["branch|rtl/traffic_light.v|45|45|case|"]
+    assert list(unreachable) == ["branch|rtl/traffic_light.v|45|0|45|case|"]
+    assert "proven" in unreachable["branch|rtl/traffic_light.v|45|0|45|case|"]
     alu = load_design(DESIGNS_DIR / "alu8")
-    assert "full case" in unreachable_points(alu, ["line|rtl/alu8.v|43|43|case|"], tmp_path / "alu")[
-        "line|rtl/alu8.v|43|43|case|"]
+    assert "full case" in unreachable_points(alu, ["line|rtl/alu8.v|43|0|43|case|"], tmp_path / "alu")[
+        "line|rtl/alu8.v|43|0|43|case|"]
 
 
 def test_greedy_cover_keeps_everything_with_fewer_programs() -> None:

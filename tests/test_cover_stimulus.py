@@ -90,8 +90,8 @@ INPUTS = {"a": 3, "en": 1, "mode": 2}
 
 def test_steering_values_from_the_branch_line() -> None:
     sources = {"rtl/decoder.v": DECODER}
-    assert steering_values("branch|rtl/decoder.v|4|4|if|", sources, INPUTS) == {"en": 0}
-    assert steering_values("branch|rtl/decoder.v|4|4|else|", sources, INPUTS) == {"en": 1}
-    assert steering_values("branch|rtl/decoder.v|5|5|elsif|", sources, INPUTS) == {"mode": 3}
-    assert steering_values("branch|rtl/decoder.v|7|7|case|", sources, INPUTS) == {"a": 5}
-    assert steering_values("toggle|rtl/decoder.v|1|1|a[0]|", sources, INPUTS) == {}
+    assert steering_values("branch|rtl/decoder.v|4|0|4|if|", sources, INPUTS) == {"en": 0}
+    assert steering_values("branch|rtl/decoder.v|4|0|4|else|", sources, INPUTS) == {"en": 1}
+    assert steering_values("branch|rtl/decoder.v|5|0|5|elsif|", sources, INPUTS) == {"mode": 3}
+    assert steering_values("branch|rtl/decoder.v|7|0|7|case|", sources, INPUTS) == {"a": 5}
+    assert steering_values("toggle|rtl/decoder.v|1|0|1|a[0]|", sources, INPUTS) == {}

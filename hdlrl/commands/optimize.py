@@ -18,25 +18,11 @@ from hdlrl.optimize.loop import OptimizeRun
 from hdlrl.optimize.puct import PoolState
 from hdlrl.optimize.report import write_report
 from hdlrl.pdk import Pdk, get_pdk
-from hdlrl.policy import make_policy
+from hdlrl.policy import make_policy, policy_options
 from hdlrl.report import markdown_table, text_table
 
 SUITE_HEADERS = ("design", "verified", "gate_level", "ppa_product_ratio", "rewrites", "reference_area_um2",
                  "best_area_um2", "reference_delay_ns", "best_delay_ns", "reference_power_mw", "best_power_mw")
-
-
-def _policy_options(pairs: list[str]) -> dict:
-    """`key=value` pairs, values read as JSON where they parse (numbers, booleans), else text."""
-    options = {}
-    for pair in pairs:
-        key, separator, value = pair.partition("=")
-        if not separator:
-            raise HdlrlError(f"--policy-option {pair!r} is not key=value")
-        try:
-            options[key] = json.loads(value)
-        except json.JSONDecodeError:
-            options[key] = value
-    return options
 
 
 def _mode(arguments: argparse.Namespace) -> str:
@@ -64,7 +50,7 @@ def _shared(arguments: argparse.Namespace) -> _Shared:
 def optimize_design(design: Design, arguments: argparse.Namespace, run_dir: Path, shared: _Shared) -> dict:
     """Run (or resume) one optimisation with a fresh policy and write its outputs; returns the summary."""
     flow, pdk = shared.flow, shared.pdk
-    policy = make_policy(arguments.policy, **_policy_options(arguments.policy_option or []))
+    policy = make_policy(arguments.policy, **policy_options(arguments.policy_option or []))
     run = OptimizeRun(design, policy, pdk, flow, run_dir, shared.executor, shared.cache_path, arguments.seed,
                       _mode(arguments), False if arguments.no_sandbox else None, progress=not arguments.json)
     best = run.run(resume=arguments.resume)

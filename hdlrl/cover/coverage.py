@@ -11,7 +11,7 @@ item. hdlrl reports
   `elsif` or `case`), the branch coverage Verilator can give;
 - **toggle**: every toggle point (one per signal bit, hit when the bit changed).
 
-A point's id is `metric|file|line|S|kind|instance`, with `file` relative to the design and
+A point's id is `metric|file|line|column|S|kind|instance`, with `file` relative to the design and
 `instance` the path below the design's top (empty for the top itself), so ids stay the same
 across harness builds and folders.
 """
@@ -32,18 +32,20 @@ class CoveragePoint:
     metric: str  # line, branch or toggle
     file: str  # relative to the design folder
     line: int
+    column: int
     source_range: str  # Verilator's S field: the lines the point stands for, e.g. "31-34"
     kind: str  # block, if, else, elsif, case; for toggle points the bit, e.g. count[3]
     instance: str  # below the design's top, dotted; empty for the top
 
     @property
     def id(self) -> str:
-        return "|".join((self.metric, self.file, str(self.line), self.source_range, self.kind, self.instance))
+        return "|".join((self.metric, self.file, str(self.line), str(self.column), self.source_range, self.kind,
+                         self.instance))
 
     @classmethod
     def from_id(cls, point_id: str) -> "CoveragePoint":
-        metric, file, line, source_range, kind, instance = point_id.split("|")
-        return cls(metric, file, int(line), source_range, kind, instance)
+        metric, file, line, column, source_range, kind, instance = point_id.split("|")
+        return cls(metric, file, int(line), int(column), source_range, kind, instance)
 
     @property
     def lines(self) -> range:
@@ -78,12 +80,13 @@ def parse_coverage(text: str, rtl_root: Path, hierarchy_root: str = DUT_HIERARCH
         key, _, count = record[3:].rpartition("' ")
         fields = _fields(key)
         file, hierarchy = fields.get("f", ""), fields.get("h", "")
-        if not file.startswith(root) or not hierarchy.startswith(hierarchy_root):
+        if not file.startswith(root) or not (hierarchy == hierarchy_root or hierarchy.startswith(hierarchy_root + ".")):
             continue
         page = fields.get("page", "")
         kind = fields.get("o", "")
         instance = hierarchy[len(hierarchy_root):].lstrip(".")
-        base = (file[len(root):], int(fields.get("l", 0)), fields.get("S", fields.get("l", "")), kind, instance)
+        base = (file[len(root):], int(fields.get("l", 0)), int(fields.get("n", 0)), fields.get("S", fields.get("l", "")),
+                kind, instance)
         metrics = (("toggle",) if page.startswith("v_toggle") else
                    ("line", "branch") if kind in BRANCH_KINDS else
                    ("line",) if page.startswith("v_line") else ())

@@ -287,6 +287,7 @@ class HarnessBuildError(Exception):
 def build_harness(spec: HarnessSpec, folder: Path, simulator: str = "verilator", sandbox: bool | None = None,
                   time_s: float = 600) -> Harness:
     """Build (or reuse, when `folder` holds a build of the same spec) the harness in `folder`."""
+    folder = folder.resolve()
     folder.mkdir(parents=True, exist_ok=True)
     digest = spec_digest(spec, simulator)
     stamp = folder / "build" / "digest"

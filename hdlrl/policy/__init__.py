@@ -1,20 +1,37 @@
-"""Policies of the test-time-training optimiser (`hdlrl optimize`): what proposes the next rewrites.
+"""Policies: what proposes the next rewrites (`hdlrl optimize`) or stimulus programs (`hdlrl cover`).
 
 Every policy speaks the `Policy` protocol of `hdlrl.policy.base`, one backend per file:
-`rewrite` (rule-based rewrites, frozen), `hf:PATH_OR_NAME` (a local transformers model with a
-LoRA adapter that learns) and `openai:URL` (a frozen model behind a chat-completions server).
+`rewrite` (architecture rewrites and synthesis recipes, for `hdlrl optimize`), `cdg`
+(coverage-directed stimulus generators) and `random` (constrained random, frozen), both for
+`hdlrl cover`, `hf:PATH_OR_NAME` (a local transformers model with a LoRA adapter that learns)
+and `openai:URL` (a frozen model behind a chat-completions server); the last two serve both jobs.
 Backends are imported only when asked for, so the search runs without torch or transformers
 unless an LLM policy is chosen.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from hdlrl.errors import HdlrlError
 from hdlrl.policy.base import Policy
 
-POLICY_SPECS = "rewrite, hf:PATH_OR_NAME, openai:URL"
+POLICY_SPECS = "rewrite, cdg, random, hf:PATH_OR_NAME, openai:URL"
+
+
+def policy_options(pairs: list[str]) -> dict:
+    """`--policy-option key=value` pairs, values read as JSON where they parse (numbers, booleans), else text."""
+    options = {}
+    for pair in pairs:
+        key, separator, value = pair.partition("=")
+        if not separator:
+            raise HdlrlError(f"--policy-option {pair!r} is not key=value")
+        try:
+            options[key] = json.loads(value)
+        except json.JSONDecodeError:
+            options[key] = value
+    return options
 
 
 def make_policy(spec: str, **options: Any) -> Policy:
@@ -24,6 +41,14 @@ def make_policy(spec: str, **options: Any) -> Policy:
         from hdlrl.policy.rewrite import RewritePolicy
 
         return RewritePolicy(**options)
+    if spec == "cdg":
+        from hdlrl.policy.cdg import CoverageDirectedPolicy
+
+        return CoverageDirectedPolicy(**options)
+    if spec == "random":
+        from hdlrl.policy.random_stimulus import RandomStimulusPolicy
+
+        return RandomStimulusPolicy(**options)
     if kind == "hf" and argument:
         try:
             from hdlrl.policy.hf import HuggingFacePolicy

@@ -1,8 +1,12 @@
-"""What every policy of the optimiser takes and returns, so the search loop never asks which one runs.
+"""What every policy takes and returns, so the search loops never ask which one runs.
+
+A policy is shown a state and proposes k samples: rewrites of a design for `hdlrl optimize`
+(a `DesignState`), stimulus programs for `hdlrl cover` (a `CoverState`, and each sample's
+`text` a stimulus program in JSON, `hdlrl.cover.stimulus`).
 
 The optimiser shows a policy a `DesignState` (a design's current RTL and what the gate said
 about it), asks for `k` candidate rewrites (`Sample`s), has the gate score them, and hands
-the scores back as advantages to `update`. A frozen policy (a rule-based rewriter, a remote
+the scores back as advantages to `update`; the cover loop does the same with coverage gained. A frozen policy (a rule-based rewriter, a remote
 LLM) ignores the update; a trainable one (a local LLM with a LoRA adapter) takes one
 optimiser step and reports it in `UpdateStats`.
 """
@@ -35,6 +39,26 @@ class DesignState:
 
 
 @dataclass
+class CoverState:
+    """What a stimulus policy (`hdlrl cover`) sees: the design, the inputs it may drive, and the
+    coverage holes left, so that it can aim at them."""
+
+    design_name: str
+    description: str
+    sources: dict[str, str]  # file name -> Verilog text
+    inputs: dict[str, int]  # driven input -> width (the clocks are the harness's)
+    reset: str | None  # the reset input, driven by the `reset` generator only
+    coverage: dict[str, float | None]  # line, branch, toggle, functional: fraction so far
+    uncovered: list[str]  # the coverage points and functional bins not hit yet, most useful first
+    steering: dict[str, dict[str, int]] = field(default_factory=dict)  # uncovered item -> input values likely to hit it
+    feedback: list[str] = field(default_factory=list)  # why the policy's last programs were refused
+    state_id: str = ""
+
+
+State = DesignState | CoverState
+
+
+@dataclass
 class Sample:
     """One candidate rewrite of a state and what the policy needs to learn from it later."""
 
@@ -61,7 +85,7 @@ class Policy(Protocol):
     name: str
     trainable: bool
 
-    def sample(self, state: DesignState, k: int, rng_seed: int) -> list[Sample]:
+    def sample(self, state: State, k: int, rng_seed: int) -> list[Sample]:
         """`k` candidate rewrites of `state`; the same seed gives the same samples.
 
         Fewer than `k` means the policy has nothing new to propose for this state (it is
@@ -69,7 +93,7 @@ class Policy(Protocol):
         """
         ...
 
-    def update(self, state_samples: list[tuple[DesignState, list[Sample]]], advantages: list[list[float]],
+    def update(self, state_samples: list[tuple[State, list[Sample]]], advantages: list[list[float]],
                kl_coef: float) -> UpdateStats:
         """One step towards the samples with positive advantage (`advantages[i][j]` is sample j of state i)."""
         ...

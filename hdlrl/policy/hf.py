@@ -21,7 +21,7 @@ from peft.utils import load_peft_weights
 from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
 
 from hdlrl.errors import HdlrlError
-from hdlrl.policy.base import DesignState, Sample, UpdateStats
+from hdlrl.policy.base import Sample, State, UpdateStats
 from hdlrl.policy.prompt import build_messages, candidate_sources
 
 OPTIMIZER_FILE = "optimizer.pt"
@@ -74,7 +74,7 @@ class HuggingFacePolicy:
             raise HdlrlError(f"cannot load model {path_or_name!r} offline: {reason}") from error
         return cls(model, tokenizer, name=f"hf:{path_or_name}", **options)
 
-    def prompt_ids(self, state: DesignState) -> list[int]:
+    def prompt_ids(self, state: State) -> list[int]:
         """The prompt's token ids: the tokenizer's chat template where it has one, else the plain messages."""
         messages = build_messages(state)
         if self.tokenizer.chat_template:
@@ -97,7 +97,7 @@ class HuggingFacePolicy:
                 return generated[:index + 1]
         return generated
 
-    def sample(self, state: DesignState, k: int, rng_seed: int) -> list[Sample]:
+    def sample(self, state: State, k: int, rng_seed: int) -> list[Sample]:
         prompt = self.prompt_ids(state)
         input_ids = torch.tensor([prompt], device=self.device)
         with torch.random.fork_rng(devices=[self.device] if self.device.type == "cuda" else []), torch.no_grad():
@@ -117,14 +117,14 @@ class HuggingFacePolicy:
                 "completion_ids": completion, "finished": bool(completion) and completion[-1] in self.stop_ids}))
         return samples
 
-    def logprobs(self, state: DesignState, samples: list[Sample]) -> list[float]:
+    def logprobs(self, state: State, samples: list[Sample]) -> list[float]:
         """Each sample's log-prob under the current policy (its `logprob` is this at sampling time)."""
         prompt = self.prompt_ids(state)
         with torch.no_grad():
             return [self._token_logprobs(prompt, sample.metadata["completion_ids"]).sum().item()
                     for sample in samples]
 
-    def update(self, state_samples: list[tuple[DesignState, list[Sample]]], advantages: list[list[float]],
+    def update(self, state_samples: list[tuple[State, list[Sample]]], advantages: list[list[float]],
                kl_coef: float) -> UpdateStats:
         """One Adam step on -mean(A * logprob) + kl_coef * mean per-token KL(policy || base), one sample at a time."""
         batch = [(self.prompt_ids(state), sample.metadata["completion_ids"], advantage)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from hdlrl.errors import HdlrlError
-from hdlrl.policy.base import DesignState, Sample, UpdateStats
+from hdlrl.policy.base import Sample, State, UpdateStats
 from hdlrl.policy.prompt import build_messages, candidate_sources
 
 
@@ -65,7 +65,7 @@ class OpenAIPolicy:
         except (KeyError, IndexError, TypeError) as error:
             raise HdlrlError(f"{self.url}/models lists no model: pass one with model=") from error
 
-    def sample(self, state: DesignState, k: int, rng_seed: int) -> list[Sample]:
+    def sample(self, state: State, k: int, rng_seed: int) -> list[Sample]:
         """`k` completions, asked for again when a server returns fewer choices than `n` (llama.cpp does)."""
         messages = build_messages(state)
         samples: list[Sample] = []
@@ -85,7 +85,7 @@ class OpenAIPolicy:
                         for text, reason in choices[:k - len(samples)]]
         return samples
 
-    def update(self, state_samples: list[tuple[DesignState, list[Sample]]], advantages: list[list[float]],
+    def update(self, state_samples: list[tuple[State, list[Sample]]], advantages: list[list[float]],
                kl_coef: float) -> UpdateStats:
         return UpdateStats()
 

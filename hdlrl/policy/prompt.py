@@ -18,7 +18,8 @@ from collections.abc import Sequence
 from pathlib import PurePosixPath
 
 from hdlrl.hdl.rename import defined_modules
-from hdlrl.policy.base import DesignState
+from hdlrl.policy.base import CoverState, DesignState, State
+from hdlrl.policy.stimulus_prompt import stimulus_messages
 
 SYSTEM_PROMPT = (
     "You are an expert RTL designer. You rewrite Verilog so that it synthesises to less area, "
@@ -71,8 +72,10 @@ def user_prompt(state: DesignState) -> str:
     return "\n\n".join(sections)
 
 
-def build_messages(state: DesignState) -> list[dict[str, str]]:
+def build_messages(state: State) -> list[dict[str, str]]:
     """The chat messages for `state`, in the role/content shape of chat templates and chat-completion APIs."""
+    if isinstance(state, CoverState):
+        return stimulus_messages(state)
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user_prompt(state)}]
 
 
@@ -135,7 +138,10 @@ def extract_sources(completion: str, expected_files: Sequence[str]) -> dict[str,
     return {name: "\n\n".join(parts) + "\n" for name, parts in files.items()}
 
 
-def candidate_sources(completion: str, state: DesignState) -> dict[str, str]:
-    """The state's sources with the files the completion rewrote replaced; empty when it held no module."""
+def candidate_sources(completion: str, state: State) -> dict[str, str]:
+    """The state's sources with the files the completion rewrote replaced; empty when it held no module
+    (and always for a stimulus program, which the cover loop reads from the completion's text)."""
+    if isinstance(state, CoverState):
+        return {}
     extracted = extract_sources(completion, list(state.sources))
     return {} if extracted is None else {**state.sources, **extracted}

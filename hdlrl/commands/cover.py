@@ -1,0 +1,48 @@
+"""`hdlrl cover`: generate a testbench that reaches the design's coverage targets and kills mutants."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import replace
+from pathlib import Path
+
+from hdlrl.cover.flow import DEFAULT_COVER_FLOW, load_cover_flow
+from hdlrl.cover.harness import HarnessBuildError
+from hdlrl.cover.loop import CoverRun
+from hdlrl.cover.outputs import write_outputs
+from hdlrl.design import load_design
+from hdlrl.errors import HdlrlError
+from hdlrl.policy import make_policy, policy_options
+from hdlrl.report import text_table
+
+
+def _percent(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f} %"
+
+
+def run_cover(arguments: argparse.Namespace) -> int:
+    design = load_design(arguments.design)
+    flow = load_cover_flow(arguments.flow or DEFAULT_COVER_FLOW)
+    flow = replace(flow, objective=arguments.objective, **({"budget": arguments.budget} if arguments.budget else {}))
+    run_dir = arguments.out or Path("runs") / f"cover-{design.name}-{arguments.policy.replace(':', '_')}-seed{arguments.seed}"
+    policy = make_policy(arguments.policy, **policy_options(arguments.policy_option or []))
+    run = CoverRun(design, policy, flow, run_dir, arguments.seed, False if arguments.no_sandbox else None,
+                   progress=not arguments.json)
+    try:
+        run.run(resume=arguments.resume)
+    except HarnessBuildError as error:
+        raise HdlrlError(f"the coverage harness does not build: {error}", design.root) from None
+    summary = write_outputs(run, {})
+    if arguments.json:
+        print(json.dumps(summary, indent=2))
+    else:
+        print(text_table(("field", "value"), [
+            ("design", summary["design"]), ("policy", summary["policy"]),
+            *[(metric, _percent(summary[metric])) for metric in ("line", "branch", "toggle", "functional")],
+            ("mutation score", f"{_percent(summary['mutation_score'])} of {summary['mutants']} live mutants"),
+            ("simulations", summary["simulations"]),
+            ("final set", f"{summary['final_programs']} programs, {summary['final_cycles']} cycles"),
+            ("targets met", "yes" if summary["targets_met"] else "no"),
+            ("testbench", summary["testbench"]), ("replay", summary["replay"])]))
+    return 0

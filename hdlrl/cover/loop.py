@@ -1,0 +1,329 @@
+"""The loop of `hdlrl cover`: propose stimulus, simulate, score the coverage gained, learn, checkpoint.
+
+Each step
+1. shows the policy the design, its inputs and the coverage holes left (`CoverState`);
+2. takes `group_size` stimulus programs from it; a malformed one is refused with its reason
+   (shown to the policy next step) and earns -1, below every simulated program;
+3. renders and simulates each on the compile-once harness, in parallel;
+4. rewards each program by what it adds to the coverage of the run so far: per metric the
+   newly hit points as a fraction of the metric's points, weighted, plus (objective
+   `mutants`) the live mutants it is the first to kill;
+5. keeps every program that added something in the corpus;
+6. updates the policy from the group's rewards (entropic advantages, adaptive KL budget:
+   `hdlrl.optimize.learn`, the optimiser's objective) and checkpoints.
+
+The run ends when the budget of programs is spent or every target of the flow holds; the
+corpus is then reduced to a small set that keeps all of its coverage and kills (greedy set
+cover), replayed once more to record the reference's outputs, and written out.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from tqdm import tqdm
+
+from hdlrl.cover.corpus import Entry
+from hdlrl.cover.coverage import CoveragePoint, MetricSummary, merge_counts, summarise
+from hdlrl.cover.flow import CoverFlow
+from hdlrl.cover.functional import (FunctionalCoverage, fraction, load_covergroups, merge_hits,
+                                    sampled_expressions, scoped)
+from hdlrl.cover.harness import Harness, HarnessRun, HarnessSpec, build_harness
+from hdlrl.cover.mutants import CoverMutant, cover_mutants
+from hdlrl.cover.steer import steering_values
+from hdlrl.cover.stimulus import ProgramError, StimulusProgram, StimulusSpace, parse_program, render
+from hdlrl.design import Design
+from hdlrl.eda.runner import ToolRunner
+from hdlrl.errors import HdlrlError
+from hdlrl.evaluate.cache import rtl_digest
+from hdlrl.hdl.mutate import relative_name
+from hdlrl.optimize.kl_control import KlControlSignals, KlControlState
+from hdlrl.optimize.learn import learn
+from hdlrl.policy.base import CoverState, Policy, Sample
+from hdlrl.serialize import to_jsonable
+from hdlrl.verify.interface import InterfaceError, read_interface
+
+HISTORY = "history.jsonl"
+CHECKPOINT_POINTER = "checkpoint.json"
+REFUSED_REWARD = -1.0
+_UNCOVERED_SHOWN = 40
+
+
+@dataclass
+class CoverRunState:
+    """Everything a checkpoint holds besides the policy."""
+
+    step: int = 0
+    proposed: int = 0  # programs the policy proposed (the budget counts these)
+    simulations: int = 0
+    refused: int = 0
+    code: dict[str, int] = field(default_factory=dict)  # point id -> hits over the run
+    functional: dict[str, int] = field(default_factory=dict)  # bin id -> hits over the run
+    killed: dict[str, int] = field(default_factory=dict)  # mutant index -> simulations when first killed
+    corpus: list[Entry] = field(default_factory=list)
+    curve: list[dict] = field(default_factory=list)  # after each simulation: simulations and every metric
+    feedback: list[str] = field(default_factory=list)
+    controller: KlControlState | None = None
+
+
+@dataclass
+class Outcome:
+    """One proposed program: simulated or refused."""
+
+    sample: Sample
+    program: StimulusProgram | None
+    run: HarnessRun | None
+    functional: dict[str, int]
+    reason: str = ""
+
+
+class CoverRun:
+    def __init__(self, design: Design, policy: Policy, flow: CoverFlow, run_dir: Path, seed: int = 0,
+                 sandbox: bool | None = None, progress: bool = True):
+        self.design, self.policy, self.flow = design, policy, flow
+        self.run_dir = Path(run_dir)
+        self.seed = seed
+        self.sandbox = sandbox
+        self.progress = progress
+        self.state = CoverRunState(controller=KlControlState.initial(flow.kl_control))
+        self.sources = {relative_name(design, path): path.read_text(errors="replace") for path in design.rtl}
+
+    # ------------------------------------------------------------------ set-up
+
+    def prepare(self) -> None:
+        """Interface, covergroups, mutants and the harness build (reused when unchanged)."""
+        try:
+            self.interface = read_interface(ToolRunner(self.run_dir / "interface", sandbox=self.sandbox,
+                                                       readable=(self.design.root,)),
+                                            list(self.design.rtl), self.design.top, list(self.design.include_dirs))
+        except InterfaceError as error:
+            raise HdlrlError(f"the design does not elaborate: {error}", self.design.root) from None
+        self.space = StimulusSpace.of(self.design, self.interface, self.flow.reset_cycles, self.flow.max_cycles)
+        self.groups = load_covergroups(self.design.root)
+        self.functional_model = FunctionalCoverage(self.groups)
+        expressions = sampled_expressions(self.groups)
+        self.mutants: list[CoverMutant] = [
+            mutant for mutant in cover_mutants(self.design, self.interface, self.flow.mutants, self.flow.mutant_seed,
+                                               self.run_dir / "mutants", self.flow.equivalence_time_s,
+                                               self.flow.workers, self.sandbox) if mutant.live]
+        spec = HarnessSpec(self.design, self.interface, self.space.ports,
+                           tuple(scoped(expression, "hdlrl_dut") for expression in expressions),
+                           tuple({mutant.file: mutant.text} for mutant in self.mutants), self.flow.max_cycles)
+        self.harness: Harness = build_harness(spec, self.run_dir / "harness", self.flow.simulator, self.sandbox)
+        self.clock = self.design.clocks[0].name if self.design.clocks else None
+
+    # ------------------------------------------------------------------ one program
+
+    def functional_hits(self, run: HarnessRun) -> dict[str, int]:
+        model = FunctionalCoverage(self.groups)
+        model.start_run()
+        for values in run.samples:
+            model.record(self.clock, values)
+            if self.clock is not None:
+                model.record(None, values)
+        return model.hits()
+
+    def _simulate(self, sample: Sample, name: str, fallback_seed: int) -> Outcome:
+        try:
+            program = parse_program(sample.text, self.space, sample.metadata.get("seed", fallback_seed),
+                                    sample.action or self.policy.name)
+        except ProgramError as error:
+            return Outcome(sample, None, None, {}, f"refused: {error}")
+        run = self.harness.run(render(program, self.space), name)
+        if not run.ok:
+            return Outcome(sample, program, None, {}, run.reason)
+        return Outcome(sample, program, run, self.functional_hits(run))
+
+    def _items(self, outcome: Outcome) -> set[str]:
+        items = {point_id for point_id, count in outcome.run.coverage.items() if count}
+        return items | {f"functional|{bin_id}" for bin_id, count in outcome.functional.items() if count}
+
+    def _reward(self, outcome: Outcome, covered: set[str], killed: set[int]) -> float:
+        """Weighted fraction of each metric's points this program is the first to hit, plus
+        (objective `mutants`) the weighted fraction of live mutants it is the first to kill."""
+        totals = self.totals()
+        reward = 0.0
+        for item in self._items(outcome) - covered:
+            metric = item.partition("|")[0]
+            reward += self.flow.reward_weights.get(metric, 0.0) / max(totals.get(metric, 1), 1)
+        if self.flow.objective == "mutants" and self.mutants:
+            reward += self.flow.mutant_weight * len(set(outcome.run.killed) - killed) / len(self.mutants)
+        return reward
+
+    # ------------------------------------------------------------------ coverage so far
+
+    def totals(self) -> dict[str, int]:
+        """Points per metric (functional: bins)."""
+        summary = summarise(self.state.code)
+        return {**{metric: entry.total for metric, entry in summary.items()},
+                "functional": len(self.functional_model.hits())}
+
+    def covered(self) -> set[str]:
+        return ({point_id for point_id, count in self.state.code.items() if count}
+                | {f"functional|{bin_id}" for bin_id, count in self.state.functional.items() if count})
+
+    def fractions(self) -> dict[str, float | None]:
+        summary: dict[str, MetricSummary] = summarise(self.state.code)
+        values: dict[str, float | None] = {metric: entry.fraction for metric, entry in summary.items()}
+        values["functional"] = fraction(self.state.functional) if self.groups else None
+        if not self.harness.code_coverage:
+            values.update(line=None, branch=None, toggle=None)
+        return values
+
+    def mutation_score(self) -> float | None:
+        return len(self.state.killed) / len(self.mutants) if self.mutants else None
+
+    def targets_met(self) -> bool:
+        fractions = self.fractions()
+        return all(fractions.get(metric) is None or fractions[metric] >= target - 1e-12
+                   for metric, target in self.flow.targets.items())
+
+    def cover_state(self) -> CoverState:
+        uncovered_code = [point_id for point_id, count in sorted(self.state.code.items()) if not count
+                          and not point_id.startswith("toggle|")]
+        uncovered_bins = [bin_id for bin_id, count in sorted(self.state.functional.items()) if not count]
+        if not self.state.functional:
+            uncovered_bins = sorted(self.functional_model.hits())
+        inputs = {port.name: port.width for port in self.space.ports}
+        steering = {point_id: values for point_id in uncovered_code
+                    if (values := steering_values(point_id, self.sources, inputs))}
+        return CoverState(self.design.name, self.design.description, self.sources, inputs,
+                          self.space.reset.name if self.space.reset else None, self.fractions(),
+                          [*uncovered_code, *uncovered_bins][:_UNCOVERED_SHOWN], steering,
+                          list(self.state.feedback), f"step{self.state.step}")
+
+    # ------------------------------------------------------------------ one step
+
+    def step(self) -> list[dict]:
+        started = time.perf_counter()
+        step = self.state.step
+        state = self.cover_state()
+        asked = min(self.flow.group_size, self.flow.budget - self.state.proposed)
+        samples = self.policy.sample(state, asked, self.seed * 1_000_003 + step)
+        with ThreadPoolExecutor(max_workers=self.flow.workers) as pool:
+            outcomes = list(pool.map(lambda pair: self._simulate(pair[1], f"s{step}_{pair[0]}",
+                                                                 self.seed * 1_000_003 + step * 1000 + pair[0]),
+                                     enumerate(samples)))
+        rows, rewards = [], []
+        covered = self.covered()
+        killed = {int(index) for index in self.state.killed}
+        for index, outcome in enumerate(outcomes):
+            self.state.proposed += 1
+            if outcome.run is None:
+                self.state.refused += outcome.program is None
+                self.state.feedback = (self.state.feedback + [outcome.reason])[-self.flow.feedback_lines:]
+                rewards.append(REFUSED_REWARD)
+                rows.append({"kind": "program", "step": step, "sample": index, "action": outcome.sample.action,
+                             "reward": REFUSED_REWARD, "reason": outcome.reason})
+                continue
+            reward = self._reward(outcome, covered, killed)
+            rewards.append(reward)
+            self.state.simulations += 1
+            items = self._items(outcome)
+            new_items, new_kills = items - covered, set(outcome.run.killed) - killed
+            if new_items or new_kills:
+                self.state.corpus.append(Entry(outcome.program.to_json(), outcome.program.seed,
+                                               outcome.program.origin, sorted(items), sorted(outcome.run.killed)))
+            self.state.code = merge_counts(self.state.code, outcome.run.coverage)
+            self.state.functional = merge_hits(self.state.functional, outcome.functional)
+            for mutant in new_kills:
+                self.state.killed[str(mutant)] = self.state.simulations
+            covered |= items
+            killed |= new_kills
+            self.state.curve.append({"simulations": self.state.simulations, **self.fractions(),
+                                     "mutation_score": self.mutation_score()})
+            rows.append({"kind": "program", "step": step, "sample": index, "action": outcome.sample.action,
+                         "reward": reward, "new_items": len(new_items), "new_kills": len(new_kills),
+                         "cycles": outcome.program.cycles})
+        learned = learn(self.policy, [(state, samples)], [rewards], self.flow.advantage, self.state.controller,
+                        self.flow.kl_control, update=True)
+        self.state.controller = learned.controller
+        rows.append({"kind": "step", "step": step, "simulations": self.state.simulations, **self.fractions(),
+                     "mutation_score": self.mutation_score(), **self.state.controller.to_dict(),
+                     "loss": learned.stats.loss if learned.stats else 0.0,
+                     "constant_groups": learned.advantages.constant_groups, "wall_s": time.perf_counter() - started})
+        return rows
+
+    # ------------------------------------------------------------------ checkpoints
+
+    def _settings(self) -> dict:
+        return {"design": self.design.name, "rtl": [rtl_digest(path) for path in self.design.rtl],
+                "policy": self.policy.name, "seed": self.seed,
+                "flow": hashlib.sha256(repr(replace(self.flow, budget=0)).encode()).hexdigest()}
+
+    def _checkpoint(self, rows: list[dict]) -> None:
+        """History first, then a complete checkpoint folder, then the pointer to it (atomic)."""
+        with open(self.run_dir / HISTORY, "a") as history:
+            history.writelines(json.dumps(row) + "\n" for row in rows)
+        step = self.state.step
+        folder = self.run_dir / f"checkpoint-{step:04d}"
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir(parents=True)
+        self.policy.save(folder / "policy")
+        (folder / "run_state.json").write_text(json.dumps(to_jsonable(self.state)))
+        pointer = self.run_dir / (CHECKPOINT_POINTER + ".tmp")
+        pointer.write_text(json.dumps({"folder": folder.name, "step": step, "settings": self._settings()}))
+        os.replace(pointer, self.run_dir / CHECKPOINT_POINTER)
+        for old in self.run_dir.glob("checkpoint-*"):
+            if old != folder:
+                shutil.rmtree(old, ignore_errors=True)
+
+    def _resume(self) -> bool:
+        pointer = self.run_dir / CHECKPOINT_POINTER
+        if not pointer.is_file():
+            return False
+        checkpoint = json.loads(pointer.read_text())
+        differing = [name for name, value in self._settings().items() if checkpoint["settings"].get(name) != value]
+        if differing:
+            raise HdlrlError(f"--resume: this run directory holds a run with another {', '.join(differing)}; "
+                             "give another --out or the same options", pointer)
+        folder = self.run_dir / checkpoint["folder"]
+        self.policy.load(folder / "policy")
+        data = json.loads((folder / "run_state.json").read_text())
+        controller = data.pop("controller")
+        signals = controller.pop("signals", None)
+        self.state = CoverRunState(**{**data, "corpus": [Entry(**entry) for entry in data["corpus"]]},
+                                   controller=KlControlState(**controller, signals=KlControlSignals(**signals)
+                                                             if signals else None))
+        history = self.run_dir / HISTORY
+        if history.is_file():
+            kept = [line for line in history.read_text().splitlines()
+                    if line and json.loads(line)["step"] < self.state.step]
+            history.write_text("".join(line + "\n" for line in kept))
+        return True
+
+    # ------------------------------------------------------------------ the run
+
+    def run(self, resume: bool = False) -> None:
+        """Steps until the budget is spent or every target holds (the rest when resuming)."""
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self.prepare()
+        if not (resume and self._resume()):
+            for stale in (HISTORY, CHECKPOINT_POINTER):
+                (self.run_dir / stale).unlink(missing_ok=True)
+        bar = tqdm(initial=self.state.proposed, total=self.flow.budget, desc=f"cover {self.design.name}",
+                   unit="program", disable=not self.progress)
+        while self.state.proposed < self.flow.budget and not (self.flow.stop_at_targets and self.state.simulations
+                                                               and self.targets_met()):
+            rows = self.step()
+            self.state.step += 1
+            self._checkpoint(rows)
+            bar.update(self.state.proposed - bar.n)
+            bar.set_postfix({metric: f"{value:.2f}" for metric, value in self.fractions().items() if value is not None})
+        bar.close()
+
+
+def describe_point(item: str) -> str:
+    """One readable line for a coverage item id."""
+    if item.startswith("functional|"):
+        return f"functional bin {item.partition('|')[2]}"
+    point = CoveragePoint.from_id(item)
+    where = f"{point.file}:{point.line}"
+    return f"{point.metric} {where} {point.kind}" + (f" in {point.instance}" if point.instance else "")

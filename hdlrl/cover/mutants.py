@@ -1,0 +1,71 @@
+"""The gate's mutants, sorted into equivalent and live, for the cover job's kill vectors.
+
+A mutant the equivalence check proves equal to the reference can never be killed, so it is
+left out of the mutation score; every other one (a counterexample, or no proof within the
+time limit) counts. Each verdict is kept in the run directory, so a resumed run does not
+prove again.
+"""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from hdlrl.design import Design
+from hdlrl.eda.runner import ToolRunner
+from hdlrl.errors import HdlrlError
+from hdlrl.hdl.mutate import make_mutants, write_mutant
+from hdlrl.verify.equivalence import EquivalenceOptions, check_equivalence
+from hdlrl.verify.interface import Interface
+
+MUTANTS_FILE = "mutants.json"
+
+
+@dataclass(frozen=True)
+class CoverMutant:
+    index: int
+    operator: str
+    file: str
+    line: int
+    description: str
+    text: str
+    equivalence: str  # the proof's label: proven (equivalent), failed, bounded(N), unknown
+
+    @property
+    def live(self) -> bool:
+        return self.equivalence != "proven"
+
+
+def _classify(design: Design, interface: Interface, mutant, folder: Path, time_s: float,
+              sandbox: bool | None) -> str:
+    scratch = folder / f"mutant_{mutant.index:03d}"
+    runner = ToolRunner(scratch, sandbox=sandbox, readable=(design.root,))
+    sources = write_mutant(design, mutant, scratch / "rtl")
+    result = check_equivalence(runner, design, interface, list(design.rtl), list(sources),
+                               list(design.include_dirs), EquivalenceOptions(time_s=time_s))
+    return result.label
+
+
+def cover_mutants(design: Design, interface: Interface, count: int, seed: int, folder: Path, time_s: float,
+                  workers: int = 2, sandbox: bool | None = None) -> list[CoverMutant]:
+    """`count` mutants of `design` with their equivalence verdicts (read back from `folder` when
+    an earlier run made them); none when the design's RTL cannot be mutated (pyverilog)."""
+    saved = folder / MUTANTS_FILE
+    if saved.is_file():
+        data = json.loads(saved.read_text())
+        if data["count"] == count and data["seed"] == seed:
+            return [CoverMutant(**entry) for entry in data["mutants"]]
+    try:
+        mutants = make_mutants(design, count, seed) if count else []
+    except HdlrlError:
+        mutants = []
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        labels = list(pool.map(lambda mutant: _classify(design, interface, mutant, folder / "proofs", time_s, sandbox),
+                               mutants))
+    result = [CoverMutant(mutant.index, mutant.operator, mutant.file, mutant.line, mutant.description, mutant.text,
+                          label) for mutant, label in zip(mutants, labels)]
+    folder.mkdir(parents=True, exist_ok=True)
+    saved.write_text(json.dumps({"count": count, "seed": seed, "mutants": [asdict(m) for m in result]}))
+    return result

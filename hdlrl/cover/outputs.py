@@ -1,0 +1,123 @@
+"""What a finished cover run leaves in its directory: the final stimulus set, replayed once more.
+
+The corpus is minimised (`hdlrl.cover.corpus`), each kept program is simulated again on the
+harness to record the reference's outputs, and from those runs come
+
+- `testbench/` and `replay/`: the standalone, self-checking testbench (`hdlrl.cover.testbench`);
+- `coverage.json`: totals per metric, every point and bin with its count, the unreachable
+  points left out and why, the mutants and which program killed each, the coverage curve;
+- `summary.json`: the figures `--json` prints.
+
+Coverage is reported from the replayed final set, not from the search, so what is written is
+what the testbench reproduces.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from hdlrl.cover.coverage import CoveragePoint, merge_counts, summarise
+from hdlrl.cover.functional import fraction, merge_hits
+from hdlrl.cover.corpus import Entry, greedy_cover
+from hdlrl.cover.loop import CoverRun
+from hdlrl.cover.stimulus import parse_program, render
+from hdlrl.cover.testbench import ReplayFiles, write_replay
+from hdlrl.errors import HdlrlError
+
+COVERAGE_FILE = "coverage.json"
+SUMMARY_FILE = "summary.json"
+
+
+@dataclass
+class FinalSet:
+    entries: list[Entry]
+    code: dict[str, int]
+    functional: dict[str, int]
+    killed: dict[int, int]  # mutant index -> the final-set program that killed it first
+    files: ReplayFiles
+
+
+def replay_final_set(run: CoverRun) -> FinalSet:
+    """Minimise the corpus and simulate the kept programs again, recording the reference's outputs."""
+    programs = {entry.program: parse_program(entry.program, run.space, entry.seed, entry.origin)
+                for entry in run.state.corpus}
+    cycles = {text: program.cycles for text, program in programs.items()}
+    entries = greedy_cover(run.state.corpus, cycles)
+    stimuli, expected = [], []
+    code: dict[str, int] = {}
+    functional: dict[str, int] = {}
+    killed: dict[int, int] = {}
+    for number, entry in enumerate(entries):
+        stimulus = render(parse_program(entry.program, run.space, entry.seed, entry.origin), run.space)
+        result = run.harness.run(stimulus, f"final_{number}")
+        if not result.ok:
+            raise HdlrlError(f"replaying the final set failed on program {number}: {result.reason}", run.run_dir)
+        stimuli.append(stimulus)
+        expected.append(result.outputs)
+        code = merge_counts(code, result.coverage)
+        functional = merge_hits(functional, run.functional_hits(result))
+        for mutant in result.killed:
+            killed.setdefault(mutant, number)
+    files = write_replay(run.run_dir, run.design, run.interface, run.space.ports, stimuli, expected)
+    return FinalSet(entries, code, functional, killed, files)
+
+
+def coverage_document(run: CoverRun, final: FinalSet, unreachable: dict[str, str]) -> dict:
+    """The contents of coverage.json."""
+    summary = summarise(final.code, frozenset(unreachable))
+    totals = {metric: {"hit": entry.hit, "total": entry.total, "excluded": entry.excluded, "fraction": entry.fraction}
+              for metric, entry in summary.items()} if run.harness.code_coverage else {}
+    functional_total = len(final.functional)
+    totals["functional"] = {"hit": sum(1 for count in final.functional.values() if count), "total": functional_total,
+                            "excluded": 0, "fraction": fraction(final.functional) if run.groups else None}
+    points = []
+    for point_id, count in sorted(final.code.items()):
+        point = CoveragePoint.from_id(point_id)
+        points.append({"id": point_id, "metric": point.metric, "file": point.file, "line": point.line,
+                       "lines": point.source_range, "kind": point.kind, "instance": point.instance, "count": count,
+                       "unreachable": unreachable.get(point_id)})
+    mutants = [{"index": number, "operator": mutant.operator, "file": mutant.file, "line": mutant.line,
+                "description": mutant.description, "equivalence": mutant.equivalence,
+                "killed_by_program": final.killed.get(number)} for number, mutant in enumerate(run.mutants)]
+    return {
+        "design": run.design.name, "policy": run.policy.name, "seed": run.seed,
+        "simulator": run.harness.simulator,
+        "code_coverage": run.harness.code_coverage,
+        "note": ("branch = Verilator's if/else arms and case items (its line points that are branches); "
+                 "Verilator has no separate branch metric") if run.harness.code_coverage else
+                "Icarus has no code coverage: functional coverage and kills only",
+        "totals": totals,
+        "mutation_score": len(final.killed) / len(run.mutants) if run.mutants else None,
+        "points": points,
+        "functional_bins": dict(sorted(final.functional.items())),
+        "unreachable": [{"id": point_id, "reason": reason} for point_id, reason in sorted(unreachable.items())],
+        "mutants": mutants,
+        "final_set": [{"program": json.loads(entry.program), "seed": entry.seed, "origin": entry.origin}
+                      for entry in final.entries],
+        "curve": run.state.curve,
+    }
+
+
+def write_outputs(run: CoverRun, unreachable: dict[str, str]) -> dict:
+    """Replay the final set, write coverage.json and summary.json; returns the summary."""
+    final = replay_final_set(run)
+    document = coverage_document(run, final, unreachable)
+    (run.run_dir / COVERAGE_FILE).write_text(json.dumps(document, indent=1))
+    totals = document["totals"]
+    summary = {
+        "design": run.design.name, "policy": run.policy.name, "seed": run.seed,
+        **{metric: totals.get(metric, {}).get("fraction") for metric in ("line", "branch", "toggle", "functional")},
+        "mutation_score": document["mutation_score"], "mutants": len(run.mutants),
+        "simulations": run.state.simulations, "proposed": run.state.proposed, "refused": run.state.refused,
+        "final_programs": len(final.entries), "final_cycles": final.files.cycles,
+        "unreachable": len(unreachable), "targets": run.flow.targets,
+        "targets_met": all((totals.get(metric, {}).get("fraction") or 0.0) >= target - 1e-12
+                           for metric, target in run.flow.targets.items()
+                           if totals.get(metric, {}).get("fraction") is not None),
+        "testbench": str(final.files.testbench),
+        "replay": str(final.files.run_script),
+        "coverage_file": str(run.run_dir / COVERAGE_FILE),
+    }
+    (run.run_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=1))
+    return summary

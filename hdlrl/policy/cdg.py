@@ -1,0 +1,83 @@
+"""The embedded stimulus policy: coverage-directed generation that learns which generators pay.
+
+A stimulus program is a few segments (`hdlrl.cover.stimulus`); each segment is one action, a
+generator and a length: random, corner values, held values, sparse or dense bits, protocol
+bursts of the control inputs, a reset, or `steer` (hold the input values that plausibly reach
+an uncovered branch or bin, from `CoverState.steering`). Which generators pay depends on the
+design and on how far coverage has come, so the logits are linear in the coverage fractions
+reached so far and learn, at test time, from the coverage each program gained by the same
+objective as every policy here (`hdlrl.policy.linear_softmax`):
+
+    pi(a | x) = softmax_a(W x),  x = (line, branch, toggle, functional coverage, 1)
+    log pi(program | x) = sum over its segments s of log pi(a_s | x)
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from hdlrl.cover.stimulus import Segment, StimulusProgram
+from hdlrl.policy.base import CoverState, Sample, UpdateStats
+from hdlrl.policy.linear_softmax import Decision, LinearSoftmax
+
+STATE_FILE = "cdg_policy.pt"
+SEGMENT_GENERATORS = ("random", "corner", "hold", "sparse", "dense", "burst", "reset", "steer")
+LENGTHS = (8, 32, 128)
+_FEATURES = ("line", "branch", "toggle", "functional")
+
+
+def coverage_features(state: CoverState) -> list[float]:
+    return [state.coverage.get(metric) or 0.0 for metric in _FEATURES] + [1.0]
+
+
+class CoverageDirectedPolicy:
+    name = "cdg"
+    trainable = True
+
+    def __init__(self, segments: int = 4, learning_rate: float = 0.05):
+        self.segments = segments
+        self.actions = [f"{generator}:{length}" for generator in SEGMENT_GENERATORS for length in LENGTHS]
+        self.softmax = LinearSoftmax(self.actions, len(_FEATURES) + 1, learning_rate)
+
+    def _available(self, state: CoverState) -> list[bool]:
+        """`steer` needs something to steer to, `reset` a reset input."""
+        return [not (action.startswith("steer:") and not state.steering) and
+                not (action.startswith("reset:") and state.reset is None) for action in self.actions]
+
+    def _segment(self, action: str, state: CoverState, generator: random.Random) -> tuple[Segment, str | None]:
+        name, _, length = action.partition(":")
+        if name != "steer":
+            return Segment(name, int(length)), None
+        target = generator.choice(sorted(state.steering))
+        return Segment("hold", int(length), values=tuple(sorted(state.steering[target].items()))), target
+
+    def sample(self, state: CoverState, k: int, rng_seed: int) -> list[Sample]:
+        """`k` programs of `segments` actions drawn from pi, each with its own render seed."""
+        generator = random.Random(rng_seed)
+        available = self._available(state)
+        log_policy = self.softmax.log_policy(coverage_features(state), available).detach()
+        probabilities = log_policy.exp().tolist()
+        samples = []
+        for index in range(k):
+            chosen = generator.choices(range(len(self.actions)), weights=probabilities, k=self.segments)
+            built = [self._segment(self.actions[choice], state, generator) for choice in chosen]
+            program = StimulusProgram(tuple(segment for segment, _ in built))
+            samples.append(Sample({}, program.to_json(), float(log_policy[chosen].sum()),
+                                  "+".join(self.actions[choice] for choice in chosen),
+                                  {"seed": rng_seed * 1000 + index, "actions": chosen,
+                                   "steered": [target for _, target in built if target]}))
+        return samples
+
+    def update(self, state_samples: list[tuple[CoverState, list[Sample]]], advantages: list[list[float]],
+               kl_coef: float) -> UpdateStats:
+        decisions = [Decision(coverage_features(state), self._available(state),
+                              [(sample.metadata["actions"], advantage) for sample, advantage in zip(samples, values)])
+                     for (state, samples), values in zip(state_samples, advantages)]
+        return self.softmax.update(decisions, kl_coef)
+
+    def save(self, folder: Path) -> None:
+        self.softmax.save(folder / STATE_FILE)
+
+    def load(self, folder: Path) -> None:
+        self.softmax.load(folder / STATE_FILE)
