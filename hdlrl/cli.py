@@ -111,6 +111,16 @@ def build_parser() -> argparse.ArgumentParser:
     cover.add_argument("--resume", action="store_true", help="continue the run in --out from its last checkpoint")
     cover.add_argument("--no-sandbox", action="store_true", help="run tools without bubblewrap")
 
+    compare = commands.add_parser("cover-compare", help="stimulus policies side by side: coverage per simulation")
+    compare.add_argument("designs", type=Path, nargs="+", metavar="DESIGN_DIR")
+    compare.add_argument("--policies", default="random,cdg", help="comma-separated; the first is the baseline")
+    compare.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    compare.add_argument("--budget", type=int, help="stimulus programs per run (default: the flow's budget)")
+    compare.add_argument("--objective", choices=("coverage", "mutants"), default="coverage")
+    compare.add_argument("--flow", type=Path, help="cover flow YAML (default: flows/cover.yaml)")
+    compare.add_argument("--out", type=Path, default=Path("runs/cover-compare"))
+    compare.add_argument("--report", type=Path, help="also write a Markdown table to this file")
+
     importer = commands.add_parser("import", help="import benchmark designs into the design format")
     importer.add_argument("suite", choices=("rtllm",))
     importer.add_argument("source", type=Path)
@@ -178,6 +188,10 @@ def main(argv: list[str] | None = None) -> int:
             from hdlrl.commands.cover import run_cover
 
             return run_cover(arguments)
+        if arguments.command == "cover-compare":
+            from hdlrl.commands.cover import run_cover_compare
+
+            return run_cover_compare(arguments)
         if arguments.command == "import":
             from hdlrl.importers.rtllm import run_import
 

@@ -14,7 +14,7 @@ from hdlrl.cover.outputs import write_outputs
 from hdlrl.design import load_design
 from hdlrl.errors import HdlrlError
 from hdlrl.policy import make_policy, policy_options
-from hdlrl.report import text_table
+from hdlrl.report import markdown_table, text_table
 
 
 def _percent(value: float | None) -> str:
@@ -33,7 +33,7 @@ def run_cover(arguments: argparse.Namespace) -> int:
         run.run(resume=arguments.resume)
     except HarnessBuildError as error:
         raise HdlrlError(f"the coverage harness does not build: {error}", design.root) from None
-    summary = write_outputs(run, {})
+    summary = write_outputs(run)
     if arguments.json:
         print(json.dumps(summary, indent=2))
     else:
@@ -45,4 +45,31 @@ def run_cover(arguments: argparse.Namespace) -> int:
             ("final set", f"{summary['final_programs']} programs, {summary['final_cycles']} cycles"),
             ("targets met", "yes" if summary["targets_met"] else "no"),
             ("testbench", summary["testbench"]), ("replay", summary["replay"])]))
+    return 0
+
+
+def run_cover_compare(arguments: argparse.Namespace) -> int:
+    from hdlrl.cover.compare import compare_design, write_comparison
+
+    flow = load_cover_flow(arguments.flow or DEFAULT_COVER_FLOW)
+    flow = replace(flow, objective=arguments.objective, **({"budget": arguments.budget} if arguments.budget else {}))
+    policies = arguments.policies.split(",")
+    results = [compare_design(load_design(path), policies, arguments.seeds, flow, arguments.out,
+                              baseline=policies[0]) for path in arguments.designs]
+    write_comparison(results, arguments.out)
+    headers = ("design", *[f"{policy} final" for policy in policies],
+               *[f"{policy} sims to {policies[0]}'s final" for policy in policies[1:]],
+               "best expert", "union", "routing")
+    rows = []
+    for result in results:
+        rows.append((result["design"], *[round(result["policies"][policy]["final_mean"], 4) for policy in policies],
+                     *[" / ".join("-" if value is None else str(value)
+                                  for value in result["policies"][policy]["simulations_to_baseline_final"])
+                       for policy in policies[1:]],
+                     f"{result['experts']['best_single']['expert']} {result['experts']['best_single']['coverage']:.4f}",
+                     round(result["experts"]["union"]["coverage"], 4),
+                     f"{result['experts']['routing']['expert']} {result['experts']['routing']['coverage']:.4f}"))
+    if arguments.report:
+        arguments.report.write_text(markdown_table(headers, rows) + "\n")
+    print(text_table(headers, rows))
     return 0

@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import secrets
 import shutil
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -35,10 +36,11 @@ from hdlrl.cover.coverage import CoveragePoint, MetricSummary, merge_counts, sum
 from hdlrl.cover.flow import CoverFlow
 from hdlrl.cover.functional import (FunctionalCoverage, fraction, load_covergroups, merge_hits,
                                     sampled_expressions, scoped)
-from hdlrl.cover.harness import Harness, HarnessRun, HarnessSpec, build_harness
+from hdlrl.cover.harness import Harness, HarnessRun, HarnessSpec, build_harness, spec_digest
 from hdlrl.cover.mutants import CoverMutant, cover_mutants
 from hdlrl.cover.steer import steering_values
 from hdlrl.cover.stimulus import ProgramError, StimulusProgram, StimulusSpace, parse_program, render
+from hdlrl.cover.unreachable import unreachable_points
 from hdlrl.design import Design
 from hdlrl.eda.runner import ToolRunner
 from hdlrl.errors import HdlrlError
@@ -46,6 +48,7 @@ from hdlrl.evaluate.cache import rtl_digest
 from hdlrl.hdl.mutate import relative_name
 from hdlrl.optimize.kl_control import KlControlSignals, KlControlState
 from hdlrl.optimize.learn import learn
+from hdlrl.paths import user_cache_dir
 from hdlrl.policy.base import CoverState, Policy, Sample
 from hdlrl.serialize import to_jsonable
 from hdlrl.verify.interface import InterfaceError, read_interface
@@ -68,8 +71,10 @@ class CoverRunState:
     functional: dict[str, int] = field(default_factory=dict)  # bin id -> hits over the run
     killed: dict[str, int] = field(default_factory=dict)  # mutant index -> simulations when first killed
     corpus: list[Entry] = field(default_factory=list)
-    curve: list[dict] = field(default_factory=list)  # after each simulation: simulations and every metric
+    curve: list[dict] = field(default_factory=list)  # after each simulation: items hit per metric, mutants killed
     feedback: list[str] = field(default_factory=list)
+    unreachable: dict[str, str] = field(default_factory=dict)  # point id -> why no stimulus can reach it
+    examined: list[str] = field(default_factory=list)  # uncovered point ids already tried for unreachability
     controller: KlControlState | None = None
 
 
@@ -94,6 +99,7 @@ class CoverRun:
         self.progress = progress
         self.state = CoverRunState(controller=KlControlState.initial(flow.kl_control))
         self.sources = {relative_name(design, path): path.read_text(errors="replace") for path in design.rtl}
+        self.token = secrets.token_hex(4)  # names this run's files in the shared harness folder
 
     # ------------------------------------------------------------------ set-up
 
@@ -109,14 +115,18 @@ class CoverRun:
         self.groups = load_covergroups(self.design.root)
         self.functional_model = FunctionalCoverage(self.groups)
         expressions = sampled_expressions(self.groups)
+        rtl = hashlib.sha256("".join(rtl_digest(path) for path in self.design.rtl).encode()).hexdigest()[:20]
+        mutants_folder = user_cache_dir("cover-mutants", f"{self.design.name}-{rtl}-{self.flow.equivalence_time_s:g}s")
         self.mutants: list[CoverMutant] = [
             mutant for mutant in cover_mutants(self.design, self.interface, self.flow.mutants, self.flow.mutant_seed,
-                                               self.run_dir / "mutants", self.flow.equivalence_time_s,
-                                               self.flow.workers, self.sandbox) if mutant.live]
+                                               mutants_folder, self.flow.equivalence_time_s, self.flow.workers,
+                                               self.sandbox) if mutant.live]
         spec = HarnessSpec(self.design, self.interface, self.space.ports,
                            tuple(scoped(expression, "hdlrl_dut") for expression in expressions),
                            tuple({mutant.file: mutant.text} for mutant in self.mutants), self.flow.max_cycles)
-        self.harness: Harness = build_harness(spec, self.run_dir / "harness", self.flow.simulator, self.sandbox)
+        # One build per distinct harness, shared by every run of it (policies, seeds, resumed runs).
+        folder = user_cache_dir("cover-harness", spec_digest(spec, self.flow.simulator)[:20])
+        self.harness: Harness = build_harness(spec, folder, self.flow.simulator, self.sandbox)
         self.clock = self.design.clocks[0].name if self.design.clocks else None
 
     # ------------------------------------------------------------------ one program
@@ -170,12 +180,46 @@ class CoverRun:
                 | {f"functional|{bin_id}" for bin_id, count in self.state.functional.items() if count})
 
     def fractions(self) -> dict[str, float | None]:
-        summary: dict[str, MetricSummary] = summarise(self.state.code)
+        """Coverage per metric over the reachable points."""
+        summary: dict[str, MetricSummary] = summarise(self.state.code, frozenset(self.state.unreachable))
         values: dict[str, float | None] = {metric: entry.fraction for metric, entry in summary.items()}
         values["functional"] = fraction(self.state.functional) if self.groups else None
         if not self.harness.code_coverage:
             values.update(line=None, branch=None, toggle=None)
         return values
+
+    def hits_per_metric(self) -> dict[str, int]:
+        hits: dict[str, int] = {}
+        for item in self.covered():
+            metric = item.partition("|")[0]
+            hits[metric] = hits.get(metric, 0) + 1
+        return hits
+
+    def curve(self) -> list[dict]:
+        """Coverage after each simulation, per metric and overall, over the points reachable as
+        finally known (a point shown unreachable late leaves the whole curve's denominator)."""
+        totals = self.totals()
+        for point_id in self.state.unreachable:
+            totals[point_id.partition("|")[0]] -= 1
+        reachable = sum(totals.values())
+        points = []
+        for entry in self.state.curve:
+            hits = entry["hits"]
+            fractions = {metric: hits.get(metric, 0) / total if total else None for metric, total in totals.items()}
+            if not self.harness.code_coverage:
+                fractions.update(line=None, branch=None, toggle=None)
+            if not self.groups:
+                fractions["functional"] = None
+            points.append({"simulations": entry["simulations"], **fractions,
+                           "overall": sum(hits.values()) / reachable if reachable else 1.0,
+                           "mutation_score": entry["killed"] / len(self.mutants) if self.mutants else None})
+        return points
+
+    def overall(self) -> float:
+        """The reachable items hit over every metric (points and functional bins): what the reward counts."""
+        reachable = sum(self.totals().values()) - len(self.state.unreachable)
+        hit = len(self.covered() - set(self.state.unreachable))
+        return hit / reachable if reachable else 1.0
 
     def mutation_score(self) -> float | None:
         return len(self.state.killed) / len(self.mutants) if self.mutants else None
@@ -185,9 +229,19 @@ class CoverRun:
         return all(fractions.get(metric) is None or fractions[metric] >= target - 1e-12
                    for metric, target in self.flow.targets.items())
 
+    def examine_uncovered(self) -> None:
+        """Try to show each uncovered line and branch point not tried before unreachable
+        (`hdlrl.cover.unreachable`); those shown so leave the metrics and are listed."""
+        untried = [point_id for point_id, count in sorted(self.state.code.items())
+                   if not count and not point_id.startswith("toggle|") and point_id not in self.state.examined]
+        if untried:
+            self.state.unreachable.update(unreachable_points(self.design, untried, self.run_dir / "unreachable",
+                                                             self.flow.equivalence_time_s, self.sandbox))
+            self.state.examined += untried
+
     def cover_state(self) -> CoverState:
         uncovered_code = [point_id for point_id, count in sorted(self.state.code.items()) if not count
-                          and not point_id.startswith("toggle|")]
+                          and not point_id.startswith("toggle|") and point_id not in self.state.unreachable]
         uncovered_bins = [bin_id for bin_id, count in sorted(self.state.functional.items()) if not count]
         if not self.state.functional:
             uncovered_bins = sorted(self.functional_model.hits())
@@ -208,7 +262,7 @@ class CoverRun:
         asked = min(self.flow.group_size, self.flow.budget - self.state.proposed)
         samples = self.policy.sample(state, asked, self.seed * 1_000_003 + step)
         with ThreadPoolExecutor(max_workers=self.flow.workers) as pool:
-            outcomes = list(pool.map(lambda pair: self._simulate(pair[1], f"s{step}_{pair[0]}",
+            outcomes = list(pool.map(lambda pair: self._simulate(pair[1], f"{self.token}_s{step}_{pair[0]}",
                                                                  self.seed * 1_000_003 + step * 1000 + pair[0]),
                                      enumerate(samples)))
         rows, rewards = [], []
@@ -237,8 +291,8 @@ class CoverRun:
                 self.state.killed[str(mutant)] = self.state.simulations
             covered |= items
             killed |= new_kills
-            self.state.curve.append({"simulations": self.state.simulations, **self.fractions(),
-                                     "mutation_score": self.mutation_score()})
+            self.state.curve.append({"simulations": self.state.simulations, "hits": self.hits_per_metric(),
+                                     "killed": len(self.state.killed)})
             rows.append({"kind": "program", "step": step, "sample": index, "action": outcome.sample.action,
                          "reward": reward, "new_items": len(new_items), "new_kills": len(new_kills),
                          "cycles": outcome.program.cycles})
@@ -313,10 +367,14 @@ class CoverRun:
         while self.state.proposed < self.flow.budget and not (self.flow.stop_at_targets and self.state.simulations
                                                                and self.targets_met()):
             rows = self.step()
+            if self.harness.code_coverage and not any(row.get("new_items") for row in rows):
+                self.examine_uncovered()  # coverage stalled: some holes may have no way in
             self.state.step += 1
             self._checkpoint(rows)
             bar.update(self.state.proposed - bar.n)
             bar.set_postfix({metric: f"{value:.2f}" for metric, value in self.fractions().items() if value is not None})
+        if self.harness.code_coverage:
+            self.examine_uncovered()
         bar.close()
 
 

@@ -21,6 +21,7 @@ from hdlrl.cover.coverage import CoveragePoint, merge_counts, summarise
 from hdlrl.cover.functional import fraction, merge_hits
 from hdlrl.cover.corpus import Entry, greedy_cover
 from hdlrl.cover.loop import CoverRun
+from hdlrl.cover.report import write_cover_report
 from hdlrl.cover.stimulus import parse_program, render
 from hdlrl.cover.testbench import ReplayFiles, write_replay
 from hdlrl.errors import HdlrlError
@@ -50,7 +51,7 @@ def replay_final_set(run: CoverRun) -> FinalSet:
     killed: dict[int, int] = {}
     for number, entry in enumerate(entries):
         stimulus = render(parse_program(entry.program, run.space, entry.seed, entry.origin), run.space)
-        result = run.harness.run(stimulus, f"final_{number}")
+        result = run.harness.run(stimulus, f"{run.token}_final_{number}")
         if not result.ok:
             raise HdlrlError(f"replaying the final set failed on program {number}: {result.reason}", run.run_dir)
         stimuli.append(stimulus)
@@ -63,8 +64,9 @@ def replay_final_set(run: CoverRun) -> FinalSet:
     return FinalSet(entries, code, functional, killed, files)
 
 
-def coverage_document(run: CoverRun, final: FinalSet, unreachable: dict[str, str]) -> dict:
+def coverage_document(run: CoverRun, final: FinalSet) -> dict:
     """The contents of coverage.json."""
+    unreachable = run.state.unreachable
     summary = summarise(final.code, frozenset(unreachable))
     totals = {metric: {"hit": entry.hit, "total": entry.total, "excluded": entry.excluded, "fraction": entry.fraction}
               for metric, entry in summary.items()} if run.harness.code_coverage else {}
@@ -95,14 +97,14 @@ def coverage_document(run: CoverRun, final: FinalSet, unreachable: dict[str, str
         "mutants": mutants,
         "final_set": [{"program": json.loads(entry.program), "seed": entry.seed, "origin": entry.origin}
                       for entry in final.entries],
-        "curve": run.state.curve,
+        "curve": run.curve(),
     }
 
 
-def write_outputs(run: CoverRun, unreachable: dict[str, str]) -> dict:
+def write_outputs(run: CoverRun) -> dict:
     """Replay the final set, write coverage.json and summary.json; returns the summary."""
     final = replay_final_set(run)
-    document = coverage_document(run, final, unreachable)
+    document = coverage_document(run, final)
     (run.run_dir / COVERAGE_FILE).write_text(json.dumps(document, indent=1))
     totals = document["totals"]
     summary = {
@@ -111,7 +113,7 @@ def write_outputs(run: CoverRun, unreachable: dict[str, str]) -> dict:
         "mutation_score": document["mutation_score"], "mutants": len(run.mutants),
         "simulations": run.state.simulations, "proposed": run.state.proposed, "refused": run.state.refused,
         "final_programs": len(final.entries), "final_cycles": final.files.cycles,
-        "unreachable": len(unreachable), "targets": run.flow.targets,
+        "unreachable": len(run.state.unreachable), "targets": run.flow.targets,
         "targets_met": all((totals.get(metric, {}).get("fraction") or 0.0) >= target - 1e-12
                            for metric, target in run.flow.targets.items()
                            if totals.get(metric, {}).get("fraction") is not None),
@@ -120,4 +122,5 @@ def write_outputs(run: CoverRun, unreachable: dict[str, str]) -> dict:
         "coverage_file": str(run.run_dir / COVERAGE_FILE),
     }
     (run.run_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=1))
+    write_cover_report(run.run_dir)
     return summary

@@ -11,7 +11,6 @@ from __future__ import annotations
 import difflib
 import html
 import json
-import math
 import os
 from collections import Counter
 from collections.abc import Sequence
@@ -19,20 +18,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hdlrl.hdl.lexer import Token, tokenize
+from hdlrl.html_report import REPORT, STYLE as BASE_STYLE, Point, Series, html_page, html_table, svg_chart
 from hdlrl.optimize.loop import HISTORY
 
-REPORT = "report.html"
-Point = tuple[float, float]
-WIDTH, HEIGHT, MARGIN = 640, 360, 60
 PPA_FIELDS = (("area_um2", "area (um²)"), ("delay_ns", "delay (ns)"), ("power_mw", "power (mW)"))
 CONTROLLER_FIELDS = ("delta", "delta_action", "kl_coef", "kl_coef_action", "reference_kl",
                      "effective_sample_size", "constant_fraction", "saturated_fraction", "accepted", "candidates")
 MARK_COLOURS = ("#2a9d4b", "#c0392b", "#7b3fb5")
 DECISION_KEYWORDS = frozenset({"if", "for", "while"})
 CASE_KEYWORDS = frozenset({"case", "casez", "casex"})
-STYLE = """body{font-family:sans-serif;max-width:980px;margin:2em auto;color:#222}
-table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}
-th{background:#f0f2f5}td:first-child{text-align:left}pre.diff{background:#fafafa;padding:1em;overflow:auto}
+STYLE = BASE_STYLE + """pre.diff{background:#fafafa;padding:1em;overflow:auto}
 .added{color:#116329;background:#e6ffec}.removed{color:#82071e;background:#ffebe9}.hunk{color:#0550ae}
 .file{font-weight:bold}"""
 
@@ -143,43 +138,6 @@ def pareto_front(points: Sequence[Point]) -> list[Point]:
     return front
 
 
-@dataclass(frozen=True)
-class Series:
-    """Points drawn one way: dots, a line through dots, or one large marker per point."""
-
-    label: str
-    points: Sequence[Point]
-    colour: str
-    style: str = "dots"  # dots | line | marker
-
-
-@dataclass(frozen=True)
-class _Scale:
-    """Data range to pixel range, padded by 5% so no point sits on the frame."""
-
-    low: float
-    high: float
-    start: float
-    end: float
-
-    @classmethod
-    def fit(cls, values: list[float], start: float, end: float) -> _Scale:
-        low, high = (min(values), max(values)) if values else (0.0, 1.0)
-        pad = (high - low) * 0.05 or abs(high) * 0.05 or 1.0
-        return cls(low - pad, high + pad, start, end)
-
-    def __call__(self, value: float) -> float:
-        return self.start + (value - self.low) / (self.high - self.low) * (self.end - self.start)
-
-    def ticks(self) -> list[float]:
-        """Round values inside the range, 1, 2 or 5 times a power of ten apart, about five of them."""
-        wanted = (self.high - self.low) / 5
-        unit = 10 ** math.floor(math.log10(wanted))
-        step = next(unit * multiple for multiple in (1, 2, 5, 10) if unit * multiple >= wanted)
-        first = math.ceil(self.low / step) * step
-        return [first + step * index for index in range(int((self.high - first) / step) + 1)]
-
-
 def svg_line_plot(line: Sequence[Point], dots: Sequence[Point], x_label: str, y_label: str, title: str) -> str:
     """A line (the best so far) over the dots it is drawn from (every candidate)."""
     return svg_chart([Series("candidates", dots, "#9aa7b8"), Series("best so far", line, "#1f5fbf", "line")],
@@ -192,60 +150,6 @@ def svg_scatter(points: Sequence[Point], front: Sequence[Point], marked: dict[st
     series = [Series("candidates", points, "#9aa7b8"), Series("Pareto front", front, "#d9822b", "line")]
     series += [Series(name, [point], colour, "marker") for (name, point), colour in zip(marked.items(), MARK_COLOURS)]
     return svg_chart(series, x_label, y_label, title)
-
-
-def svg_chart(series: Sequence[Series], x_label: str, y_label: str, title: str) -> str:
-    """Axes fitted to every point, round ticks and a legend on top; no data gives a bare frame."""
-    points = [point for item in series for point in item.points]
-    x = _Scale.fit([a for a, _ in points], MARGIN, WIDTH - MARGIN / 3)
-    y = _Scale.fit([b for _, b in points], HEIGHT - MARGIN, MARGIN / 2)
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" font-size="11">',
-             f"<title>{html.escape(title)}</title>", *_axes(x, y, x_label, y_label)]
-    for index, item in enumerate(series):
-        parts += _draw(item, x, y)
-        parts.append(f'<text x="{x.start + 110 * index}" y="14" fill="{item.colour}">'
-                     f"● {html.escape(item.label)}</text>")
-    return "\n".join(parts) + "\n</svg>"
-
-
-def _axes(x: _Scale, y: _Scale, x_label: str, y_label: str) -> list[str]:
-    """The frame, a faint grid line and a label at each tick, and the two axis titles."""
-    parts = [f'<rect x="{x.start}" y="{y.end}" width="{x.end - x.start}" height="{y.start - y.end}" '
-             'fill="none" stroke="#888"/>']
-    parts += [f'<line x1="{x(tick):.1f}" x2="{x(tick):.1f}" y1="{y.start}" y2="{y.end}" stroke="#eee"/>'
-              f'<text x="{x(tick):.1f}" y="{y.start + 15}" text-anchor="middle">{tick:.4g}</text>'
-              for tick in x.ticks()]
-    parts += [f'<line x1="{x.start}" x2="{x.end}" y1="{y(tick):.1f}" y2="{y(tick):.1f}" stroke="#eee"/>'
-              f'<text x="{x.start - 5}" y="{y(tick) + 4:.1f}" text-anchor="end">{tick:.4g}</text>'
-              for tick in y.ticks()]
-    return parts + [
-        f'<text x="{(x.start + x.end) / 2}" y="{HEIGHT - 12}" text-anchor="middle">{html.escape(x_label)}</text>',
-        f'<text transform="translate(14 {(y.start + y.end) / 2}) rotate(-90)" text-anchor="middle">'
-        f"{html.escape(y_label)}</text>"]
-
-
-def _draw(item: Series, x: _Scale, y: _Scale) -> list[str]:
-    """One series in its style: a ring marks a point without hiding the dot beneath it."""
-    pixels = [(x(a), y(b)) for a, b in item.points]
-    parts = []
-    if item.style == "line" and pixels:
-        path = " ".join(f"{a:.1f},{b:.1f}" for a, b in pixels)
-        parts.append(f'<polyline points="{path}" fill="none" stroke="{item.colour}" stroke-width="2"/>')
-    ring = item.style == "marker"
-    paint = f'fill="none" stroke="{item.colour}" stroke-width="2"' if ring else f'fill="{item.colour}"'
-    radius = 7 if ring else 3
-    return parts + [f'<circle cx="{a:.1f}" cy="{b:.1f}" r="{radius}" {paint}/>' for a, b in pixels]
-
-
-def _cell(value: object) -> str:
-    text = "-" if value is None else f"{value:.4g}" if isinstance(value, float) else str(value)
-    return html.escape(text)
-
-
-def _table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    head = "".join(f"<th>{html.escape(header)}</th>" for header in headers)
-    body = "".join("<tr>" + "".join(f"<td>{_cell(value)}</td>" for value in row) + "</tr>\n" for row in rows)
-    return f"<table>\n<tr>{head}</tr>\n{body}</table>"
 
 
 def unified_diff_html(original: dict[str, str], best: dict[str, str]) -> str:
@@ -280,7 +184,7 @@ def _summary_tables(summary: dict) -> list[str]:
     ppa_rows = [(label, reference.get(key), best.get(key), best[key] / reference[key]
                  if reference.get(key) and key in best else None) for key, label in PPA_FIELDS]
     ppa_rows.append(("PPA product", None, None, summary.get("ppa_product_ratio")))
-    return [_table(("run", ""), run_rows), _table(("PPA", "reference", "best", "best / reference"), ppa_rows)]
+    return [html_table(("run", ""), run_rows), html_table(("PPA", "reference", "best", "best / reference"), ppa_rows)]
 
 
 def _ppa_point(ppa: dict | None) -> Point | None:
@@ -306,20 +210,18 @@ def _history_tables(history: RunHistory) -> list[str]:
     verdicts = Counter((row["stage"], row["accepted"]) for row in history.candidates)
     stages = Counter(row["stage"] for row in history.candidates)
     stage_rows = [(stage, verdicts[stage, False], verdicts[stage, True]) for stage, _ in stages.most_common()]
-    return ["<h2>Controller signals</h2>", _table(("step", *CONTROLLER_FIELDS), controller_rows),
-            "<h2>Gate stages</h2>", _table(("stage", "rejected", "accepted"), stage_rows)]
+    return ["<h2>Controller signals</h2>", html_table(("step", *CONTROLLER_FIELDS), controller_rows),
+            "<h2>Gate stages</h2>", html_table(("stage", "rejected", "accepted"), stage_rows)]
 
 
 def write_report(run_dir: Path, original_sources: dict[str, str], best_sources: dict[str, str]) -> Path:
     """Write run_dir/report.html from summary.json, history.jsonl and the two designs; returns its path."""
     summary = json.loads((run_dir / "summary.json").read_text())
     history = load_history(run_dir / HISTORY)
-    title = html.escape(f"hdlrl optimize: {summary.get('design', run_dir.name)}")
-    body = [f"<h1>{title}</h1>", *_summary_tables(summary), *_plots(history, summary),
-            "<h2>Edit fidelity</h2>", _table(("measure", "value"), _fidelity_rows(original_sources, best_sources)),
+    body = [*_summary_tables(summary), *_plots(history, summary),
+            "<h2>Edit fidelity</h2>", html_table(("measure", "value"), _fidelity_rows(original_sources, best_sources)),
             "<h2>Best against original</h2>", unified_diff_html(original_sources, best_sources),
             *_history_tables(history)]
     path = run_dir / REPORT
-    path.write_text(f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
-                    f"<style>{STYLE}</style></head>\n<body>\n" + "\n".join(body) + "\n</body></html>\n")
+    path.write_text(html_page(f"hdlrl optimize: {summary.get('design', run_dir.name)}", body, STYLE))
     return path

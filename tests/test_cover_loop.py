@@ -1,0 +1,131 @@
+"""`hdlrl cover` end to end on project designs: the JSON and run directory, refusal of malformed
+programs without stopping, resume after kill -9, and the LM path on a tiny random model."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import DESIGNS_DIR
+from hdlrl.cli import main
+from hdlrl.cover.flow import load_cover_flow
+from hdlrl.cover.loop import CoverRun
+from hdlrl.design import load_design
+from hdlrl.eda.toolchain import has_tool
+from hdlrl.errors import HdlrlError
+from hdlrl.policy.base import CoverState, Sample, UpdateStats
+
+FLOWS = Path(__file__).resolve().parents[1] / "flows"
+pytestmark = pytest.mark.skipif(not (has_tool("verilator") and has_tool("iverilog") and has_tool("yosys")),
+                                reason="needs verilator, iverilog and yosys")
+
+
+@pytest.fixture(scope="module")
+def small_flow(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """flows/cover.yaml with groups of 4, 8 mutants and no early stop: every run spends its budget."""
+    text = (FLOWS / "cover.yaml").read_text()
+    for old, new in (("group_size: 8 ", "group_size: 4 "), ("mutants: 30 ", "mutants: 8 "),
+                     ("stop_at_targets: true", "stop_at_targets: false")):
+        assert old in text
+        text = text.replace(old, new)
+    path = tmp_path_factory.mktemp("flows") / "cover.yaml"
+    path.write_text(text)
+    return path
+
+
+def _arguments(design: str, out: Path, flow: Path, *extra: str) -> list[str]:
+    return ["cover", str(DESIGNS_DIR / design), "--out", str(out), "--flow", str(flow), "--seed", "2", *extra]
+
+
+def test_cover_reaches_the_targets_and_leaves_a_replayable_testbench(small_flow: Path, tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture) -> None:
+    out = tmp_path / "traffic"
+    assert main([*_arguments("traffic_light", out, small_flow, "--budget", "24"), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    for key in ("line", "toggle", "branch", "functional", "mutation_score", "simulations", "testbench"):
+        assert key in summary, key
+    assert summary["simulations"] == 24 and summary["targets_met"]
+    assert summary["line"] >= 0.95 and summary["branch"] >= 0.90 and summary["functional"] >= 0.95
+    coverage = json.loads((out / "coverage.json").read_text())
+    assert [entry["id"].split("|")[2] for entry in coverage["unreachable"]] == ["45", "45"]  # the FSM's default
+    assert coverage["totals"]["branch"]["excluded"] == 1
+    assert len(coverage["curve"]) == 24 and coverage["curve"][-1]["branch"] == summary["branch"]
+    assert all(point["count"] > 0 for point in coverage["points"]
+               if point["metric"] in ("line", "branch") and not point["unreachable"])
+    replay = subprocess.run([str(out / "replay" / "run.sh")], capture_output=True, text=True, cwd=tmp_path)
+    assert replay.returncode == 0 and "REPLAY PASSED" in replay.stdout
+
+
+class ScriptedPolicy:
+    """A policy that writes one malformed program per group, the rest valid: a stand-in for a
+    careless language model, to show the run refuses the one and goes on with the others."""
+
+    name = "scripted"
+    trainable = False
+
+    def __init__(self) -> None:
+        self.states: list[CoverState] = []
+
+    def sample(self, state: CoverState, k: int, rng_seed: int) -> list[Sample]:
+        self.states.append(state)
+        valid = '{"segments": [{"generator": "random", "cycles": 64}]}'
+        return [Sample({}, '{"segments": [{"generator": "warp", "cycles": 9}]}')] + [
+            Sample({}, valid, metadata={"seed": rng_seed + index}) for index in range(k - 1)]
+
+    def update(self, state_samples, advantages, kl_coef) -> UpdateStats:
+        return UpdateStats()
+
+    def save(self, folder: Path) -> None:
+        """Nothing to save."""
+
+    def load(self, folder: Path) -> None:
+        """Nothing to restore."""
+
+
+def test_malformed_programs_are_refused_with_a_reason_and_the_run_goes_on(small_flow: Path, tmp_path: Path) -> None:
+    policy = ScriptedPolicy()
+    flow = load_cover_flow(small_flow)
+    run = CoverRun(load_design(DESIGNS_DIR / "alu8"), policy, flow.__class__(**{**flow.__dict__, "budget": 8}),
+                   tmp_path / "run", progress=False)
+    run.run()
+    assert run.state.proposed == 8 and run.state.refused == 2 and run.state.simulations == 6
+    assert "generator 'warp' is not one of" in policy.states[1].feedback[-1]  # shown to the policy next step
+    rows = [json.loads(line) for line in (tmp_path / "run" / "history.jsonl").read_text().splitlines()]
+    refused = [row for row in rows if row["kind"] == "program" and row["reward"] == -1.0]
+    assert len(refused) == 2 and all(row["reason"].startswith("refused: segment 0") for row in refused)
+
+
+def _cover(out: Path, flow: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "hdlrl.cli", *_arguments("updown_counter8", out, flow, "--budget", "40", *extra)]
+
+
+def test_killed_run_resumes_to_the_same_coverage(small_flow: Path, tmp_path: Path) -> None:
+    clean = tmp_path / "clean"
+    subprocess.run(_cover(clean, small_flow, "--json"), check=True, capture_output=True)
+    killed = tmp_path / "killed"
+    process = subprocess.Popen(_cover(killed, small_flow), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while not (killed / "checkpoint.json").is_file() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    assert not (killed / "summary.json").exists(), "the run ended before the kill"
+    subprocess.run(_cover(killed, small_flow, "--resume"), check=True, capture_output=True)
+    first, second = (json.loads((folder / "coverage.json").read_text()) for folder in (clean, killed))
+    assert first["totals"] == second["totals"] and first["points"] == second["points"]
+    assert first["final_set"] == second["final_set"] and first["curve"] == second["curve"]
+
+
+def test_resume_refuses_a_run_with_other_settings(small_flow: Path, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    assert main(_arguments("decoder3to8", out, small_flow, "--budget", "4", "--json")) == 0
+    with pytest.raises(HdlrlError, match="another policy, seed"):
+        CoverRun(load_design(DESIGNS_DIR / "decoder3to8"), ScriptedPolicy(), load_cover_flow(small_flow), out,
+                 seed=9, progress=False).run(resume=True)
