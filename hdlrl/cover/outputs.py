@@ -6,7 +6,9 @@ harness to record the reference's outputs, and from those runs come
 - `testbench/` and `replay/`: the standalone, self-checking testbench (`hdlrl.cover.testbench`);
 - `coverage.json`: totals per metric, every point and bin with its count, the unreachable
   points left out and why, the mutants and which program killed each, the coverage curve;
-- `summary.json`: the figures `--json` prints.
+- `summary.json`: the figures `--json` prints, among them what the emitted testbench itself
+  does when run alone (`replay_check`): it passes on the reference, fails on how many live
+  mutants, and reproduces which coverage, from a clean directory.
 
 Coverage is reported from the replayed final set, not from the search, so what is written is
 what the testbench reproduces.
@@ -15,9 +17,12 @@ what the testbench reproduces.
 from __future__ import annotations
 
 import json
+import subprocess
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 
-from hdlrl.cover.coverage import CoveragePoint, merge_counts, summarise
+from hdlrl.cover.coverage import CoveragePoint, merge_counts, read_coverage_file, summarise
 from hdlrl.cover.functional import fraction, merge_hits
 from hdlrl.cover.corpus import Entry, greedy_cover
 from hdlrl.cover.loop import CoverRun
@@ -25,9 +30,11 @@ from hdlrl.cover.report import write_cover_report
 from hdlrl.cover.stimulus import parse_program, render
 from hdlrl.cover.testbench import ReplayFiles, write_replay
 from hdlrl.errors import HdlrlError
+from hdlrl.hdl.mutate import write_mutant
 
 COVERAGE_FILE = "coverage.json"
 SUMMARY_FILE = "summary.json"
+REPLAY_HIERARCHY = "TOP.hdlrl_replay_tb.hdlrl_dut"
 
 
 @dataclass
@@ -101,6 +108,35 @@ def coverage_document(run: CoverRun, final: FinalSet) -> dict:
     }
 
 
+def check_replay(run: CoverRun, final: FinalSet) -> dict:
+    """Run the emitted scripts as a user would: `run.sh` on the reference and on every live mutant
+    (a failure is a kill), `coverage.sh` into a fresh folder, its coverage parsed and compared."""
+    with tempfile.TemporaryDirectory(prefix="hdlrl-replay-check-") as scratch:
+        folder = Path(scratch)
+        reference = subprocess.run([str(final.files.run_script)], cwd=folder, capture_output=True, text=True,
+                                   timeout=600)
+        killed = 0
+        for mutant in run.mutants:
+            sources = write_mutant(run.design, mutant, folder / f"mutant_{mutant.index}")
+            result = subprocess.run([str(final.files.run_script), *map(str, sources)], cwd=folder,
+                                    capture_output=True, text=True, timeout=600)
+            killed += result.returncode != 0
+        difference = None
+        if run.harness.code_coverage:
+            subprocess.run([str(final.files.coverage_script), str(folder / "coverage")], cwd=folder,
+                           capture_output=True, text=True, timeout=1200, check=True)
+            replayed = summarise(read_coverage_file(folder / "coverage" / "coverage.dat",
+                                                    final.files.testbench.parent / "rtl", REPLAY_HIERARCHY),
+                                 frozenset(run.state.unreachable))
+            reported = summarise(final.code, frozenset(run.state.unreachable))
+            difference = max(abs((replayed[metric].fraction or 0.0) - (reported[metric].fraction or 0.0))
+                             for metric in reported)
+    return {"passes_on_reference": reference.returncode == 0,
+            "mutants_failed": killed, "live_mutants": len(run.mutants),
+            "kill_rate": killed / len(run.mutants) if run.mutants else None,
+            "coverage_difference_points": None if difference is None else round(100 * difference, 3)}
+
+
 def write_outputs(run: CoverRun) -> dict:
     """Replay the final set, write coverage.json and summary.json; returns the summary."""
     final = replay_final_set(run)
@@ -120,6 +156,7 @@ def write_outputs(run: CoverRun) -> dict:
         "testbench": str(final.files.testbench),
         "replay": str(final.files.run_script),
         "coverage_file": str(run.run_dir / COVERAGE_FILE),
+        "replay_check": check_replay(run, final),
     }
     (run.run_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=1))
     write_cover_report(run.run_dir)
