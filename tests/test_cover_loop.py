@@ -129,3 +129,18 @@ def test_resume_refuses_a_run_with_other_settings(small_flow: Path, tmp_path: Pa
     with pytest.raises(HdlrlError, match="another policy, seed"):
         CoverRun(load_design(DESIGNS_DIR / "decoder3to8"), ScriptedPolicy(), load_cover_flow(small_flow), out,
                  seed=9, progress=False).run(resume=True)
+
+
+def test_icarus_gives_functional_coverage_and_kills_only(small_flow: Path, tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture) -> None:
+    flow = tmp_path / "cover.yaml"
+    flow.write_text(small_flow.read_text().replace("simulator: verilator", "simulator: icarus"))
+    out = tmp_path / "run"
+    assert main([*_arguments("alu8", out, flow, "--budget", "8", "--objective", "mutants"), "--json"]) == 0
+    captured = capsys.readouterr()
+    summary = json.loads(captured.out)
+    assert "which has no code coverage" in captured.err
+    assert summary["simulator"] == "icarus" and summary["line"] is None and summary["toggle"] is None
+    assert summary["functional"] > 0.5 and summary["mutation_score"] > 0.5
+    assert summary["replay_check"]["passes_on_reference"]
+    assert summary["replay_check"]["kill_rate"] == summary["mutation_score"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -34,11 +35,14 @@ def run_cover(arguments: argparse.Namespace) -> int:
     except HarnessBuildError as error:
         raise HdlrlError(f"the coverage harness does not build: {error}", design.root) from None
     summary = write_outputs(run)
+    if not summary["code_coverage"]:
+        print(f"hdlrl: {design.name}: simulated on {summary['simulator']}, which has no code coverage: "
+              "functional coverage and mutant kills only", file=sys.stderr)
     if arguments.json:
         print(json.dumps(summary, indent=2))
     else:
         print(text_table(("field", "value"), [
-            ("design", summary["design"]), ("policy", summary["policy"]),
+            ("design", summary["design"]), ("policy", summary["policy"]), ("simulator", summary["simulator"]),
             *[(metric, _percent(summary[metric])) for metric in ("line", "branch", "toggle", "functional")],
             ("mutation score", f"{_percent(summary['mutation_score'])} of {summary['mutants']} live mutants"),
             ("simulations", summary["simulations"]),

@@ -25,6 +25,7 @@ import os
 import secrets
 import shutil
 import time
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -36,12 +37,13 @@ from hdlrl.cover.coverage import CoveragePoint, MetricSummary, merge_counts, sum
 from hdlrl.cover.flow import CoverFlow
 from hdlrl.cover.functional import (FunctionalCoverage, fraction, load_covergroups, merge_hits,
                                     sampled_expressions, scoped)
-from hdlrl.cover.harness import Harness, HarnessRun, HarnessSpec, build_harness, spec_digest
+from hdlrl.cover.harness import Harness, HarnessBuildError, HarnessRun, HarnessSpec, build_harness, spec_digest
 from hdlrl.cover.mutants import CoverMutant, cover_mutants
 from hdlrl.cover.steer import steering_values
 from hdlrl.cover.stimulus import ProgramError, StimulusProgram, StimulusSpace, parse_program, render
 from hdlrl.cover.unreachable import unreachable_points
 from hdlrl.design import Design
+from hdlrl.eda.diagnostics import ToolWarning
 from hdlrl.eda.runner import ToolRunner
 from hdlrl.errors import HdlrlError
 from hdlrl.evaluate.cache import rtl_digest
@@ -124,10 +126,22 @@ class CoverRun:
         spec = HarnessSpec(self.design, self.interface, self.space.ports,
                            tuple(scoped(expression, "hdlrl_dut") for expression in expressions),
                            tuple({mutant.file: mutant.text} for mutant in self.mutants), self.flow.max_cycles)
-        # One build per distinct harness, shared by every run of it (policies, seeds, resumed runs).
-        folder = user_cache_dir("cover-harness", spec_digest(spec, self.flow.simulator)[:20])
-        self.harness: Harness = build_harness(spec, folder, self.flow.simulator, self.sandbox)
+        self.harness: Harness = self._build(spec, self.flow.simulator)
         self.clock = self.design.clocks[0].name if self.design.clocks else None
+
+    def _build(self, spec: HarnessSpec, simulator: str) -> Harness:
+        """One build per distinct harness, shared by every run of it (policies, seeds, resumed runs);
+        where Verilator cannot build the design, Icarus, with functional coverage only."""
+        folder = user_cache_dir("cover-harness", spec_digest(spec, simulator)[:20])
+        try:
+            return build_harness(spec, folder, simulator, self.sandbox)
+        except HarnessBuildError as error:
+            if simulator != "verilator":
+                raise
+            warnings.warn(f"{self.design.name}: Verilator cannot build the coverage harness ({error}); "
+                          "falling back to Icarus: functional coverage and mutant kills only, no code coverage",
+                          ToolWarning, stacklevel=2)
+            return self._build(spec, "icarus")
 
     # ------------------------------------------------------------------ one program
 

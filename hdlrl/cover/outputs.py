@@ -145,6 +145,7 @@ def write_outputs(run: CoverRun) -> dict:
     totals = document["totals"]
     summary = {
         "design": run.design.name, "policy": run.policy.name, "seed": run.seed,
+        "simulator": run.harness.simulator, "code_coverage": run.harness.code_coverage,
         **{metric: totals.get(metric, {}).get("fraction") for metric in ("line", "branch", "toggle", "functional")},
         "mutation_score": document["mutation_score"], "mutants": len(run.mutants),
         "simulations": run.state.simulations, "proposed": run.state.proposed, "refused": run.state.refused,
