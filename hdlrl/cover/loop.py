@@ -119,10 +119,11 @@ class CoverRun:
         expressions = sampled_expressions(self.groups)
         rtl = hashlib.sha256("".join(rtl_digest(path) for path in self.design.rtl).encode()).hexdigest()[:20]
         mutants_folder = user_cache_dir("cover-mutants", f"{self.design.name}-{rtl}-{self.flow.equivalence_time_s:g}s")
-        self.mutants: list[CoverMutant] = [
-            mutant for mutant in cover_mutants(self.design, self.interface, self.flow.mutants, self.flow.mutant_seed,
-                                               mutants_folder, self.flow.equivalence_time_s, self.flow.workers,
-                                               self.sandbox) if mutant.live]
+        live = [mutant for mutant in cover_mutants(self.design, self.interface, self.flow.mutants,
+                                                   self.flow.mutant_seed, mutants_folder, self.flow.equivalence_time_s,
+                                                   self.flow.workers, self.sandbox) if mutant.live]
+        self.mutants: list[CoverMutant] = [mutant for mutant in live if not mutant.hangs]  # in the harness
+        self.hanging: list[CoverMutant] = [mutant for mutant in live if mutant.hangs]
         spec = HarnessSpec(self.design, self.interface, self.space.ports,
                            tuple(scoped(expression, "hdlrl_dut") for expression in expressions),
                            tuple({mutant.file: mutant.text} for mutant in self.mutants), self.flow.max_cycles)
@@ -226,7 +227,8 @@ class CoverRun:
                 fractions["functional"] = None
             points.append({"simulations": entry["simulations"], **fractions,
                            "overall": sum(hits.values()) / reachable if reachable else 1.0,
-                           "mutation_score": entry["killed"] / len(self.mutants) if self.mutants else None})
+                           "mutation_score": (entry["killed"] + len(self.hanging)) / (len(self.mutants) + len(self.hanging))
+                           if self.mutants or self.hanging else None})
         return points
 
     def overall(self) -> float:
@@ -236,7 +238,10 @@ class CoverRun:
         return hit / reachable if reachable else 1.0
 
     def mutation_score(self) -> float | None:
-        return len(self.state.killed) / len(self.mutants) if self.mutants else None
+        """Live mutants killed over live mutants; one that hangs a simulation counts as killed (any
+        stimulus under the simulation time limit kills it), as in mutation testing tools."""
+        live = len(self.mutants) + len(self.hanging)
+        return (len(self.state.killed) + len(self.hanging)) / live if live else None
 
     def targets_met(self) -> bool:
         fractions = self.fractions()

@@ -2,17 +2,24 @@
 
 A mutant the equivalence check proves equal to the reference can never be killed, so it is
 left out of the mutation score; every other one (a counterexample, or no proof within the
-time limit) counts. Each verdict is kept in the run directory, so a resumed run does not
-prove again.
+time limit) counts. Each verdict is kept in the given folder, so a later run does not prove
+again.
+
+A mutant can also hang the simulation (a loop bound mutated into a loop that never ends).
+It is live, and any testbench with a time limit kills it, but it cannot share the harness
+with the others: each mutant is first simulated alone on Icarus for a few cycles, and one
+that does not finish in seconds is marked `hangs` and kept out of the harness.
 """
 
 from __future__ import annotations
 
 import json
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
+from hdlrl.cover.harness import HarnessBuildError, HarnessSpec, build_harness
+from hdlrl.cover.stimulus import Segment, StimulusProgram, StimulusSpace, render
 from hdlrl.design import Design
 from hdlrl.eda.runner import ToolRunner
 from hdlrl.errors import HdlrlError
@@ -32,6 +39,7 @@ class CoverMutant:
     description: str
     text: str
     equivalence: str  # the proof's label: proven (equivalent), failed, bounded(N), unknown
+    hangs: bool = False  # a short simulation of it alone did not finish
 
     @property
     def live(self) -> bool:
@@ -48,6 +56,20 @@ def _classify(design: Design, interface: Interface, mutant, folder: Path, time_s
     return result.label
 
 
+def _hangs(design: Design, interface: Interface, mutant, folder: Path, sandbox: bool | None) -> bool:
+    """Does a 64-cycle random simulation of the mutant alone fail to finish within 10 s?"""
+    scratch = folder / f"mutant_{mutant.index:03d}"
+    candidate = replace(design, root=scratch / "rtl", rtl=write_mutant(design, mutant, scratch / "rtl"))
+    space = StimulusSpace.of(candidate, interface)
+    try:
+        harness = build_harness(HarnessSpec(candidate, interface, space.ports), scratch / "harness", "icarus",
+                                sandbox)
+    except HarnessBuildError:
+        return False  # it does not build alone: the equivalence check and the harness build will say so
+    run = harness.run(render(StimulusProgram((Segment("random", 64),)), space), "screen", time_s=10)
+    return not run.ok
+
+
 def cover_mutants(design: Design, interface: Interface, count: int, seed: int, folder: Path, time_s: float,
                   workers: int = 2, sandbox: bool | None = None) -> list[CoverMutant]:
     """`count` mutants of `design` with their equivalence verdicts (read back from `folder` when
@@ -55,7 +77,7 @@ def cover_mutants(design: Design, interface: Interface, count: int, seed: int, f
     saved = folder / MUTANTS_FILE
     if saved.is_file():
         data = json.loads(saved.read_text())
-        if data["count"] == count and data["seed"] == seed:
+        if data["count"] == count and data["seed"] == seed and data.get("screened"):
             return [CoverMutant(**entry) for entry in data["mutants"]]
     try:
         mutants = make_mutants(design, count, seed) if count else []
@@ -64,8 +86,10 @@ def cover_mutants(design: Design, interface: Interface, count: int, seed: int, f
     with ThreadPoolExecutor(max_workers=workers) as pool:
         labels = list(pool.map(lambda mutant: _classify(design, interface, mutant, folder / "proofs", time_s, sandbox),
                                mutants))
+        hanging = list(pool.map(lambda mutant: _hangs(design, interface, mutant, folder / "screens", sandbox),
+                                mutants))
     result = [CoverMutant(mutant.index, mutant.operator, mutant.file, mutant.line, mutant.description, mutant.text,
-                          label) for mutant, label in zip(mutants, labels)]
+                          label, hangs) for mutant, label, hangs in zip(mutants, labels, hanging)]
     folder.mkdir(parents=True, exist_ok=True)
-    saved.write_text(json.dumps({"count": count, "seed": seed, "mutants": [asdict(m) for m in result]}))
+    saved.write_text(json.dumps({"count": count, "seed": seed, "screened": True, "mutants": [asdict(m) for m in result]}))
     return result

@@ -17,6 +17,7 @@ what the testbench reproduces.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -88,7 +89,12 @@ def coverage_document(run: CoverRun, final: FinalSet) -> dict:
                        "unreachable": unreachable.get(point_id)})
     mutants = [{"index": number, "operator": mutant.operator, "file": mutant.file, "line": mutant.line,
                 "description": mutant.description, "equivalence": mutant.equivalence,
-                "killed_by_program": final.killed.get(number)} for number, mutant in enumerate(run.mutants)]
+                "killed_by_program": final.killed.get(number), "hangs": False}
+               for number, mutant in enumerate(run.mutants)]
+    mutants += [{"index": None, "operator": mutant.operator, "file": mutant.file, "line": mutant.line,
+                 "description": mutant.description, "equivalence": mutant.equivalence, "killed_by_program": None,
+                 "hangs": True} for mutant in run.hanging]
+    live = len(run.mutants) + len(run.hanging)
     return {
         "design": run.design.name, "policy": run.policy.name, "seed": run.seed,
         "simulator": run.harness.simulator,
@@ -97,7 +103,7 @@ def coverage_document(run: CoverRun, final: FinalSet) -> dict:
                  "Verilator has no separate branch metric") if run.harness.code_coverage else
                 "Icarus has no code coverage: functional coverage and kills only",
         "totals": totals,
-        "mutation_score": len(final.killed) / len(run.mutants) if run.mutants else None,
+        "mutation_score": (len(final.killed) + len(run.hanging)) / live if live else None,
         "points": points,
         "functional_bins": dict(sorted(final.functional.items())),
         "unreachable": [{"id": point_id, "reason": reason} for point_id, reason in sorted(unreachable.items())],
@@ -111,15 +117,16 @@ def coverage_document(run: CoverRun, final: FinalSet) -> dict:
 def check_replay(run: CoverRun, final: FinalSet) -> dict:
     """Run the emitted scripts as a user would: `run.sh` on the reference and on every live mutant
     (a failure is a kill), `coverage.sh` into a fresh folder, its coverage parsed and compared."""
+    environment = {**os.environ, "HDLRL_REPLAY_TIMEOUT": "20"}  # a hanging mutant fails after 20 s
     with tempfile.TemporaryDirectory(prefix="hdlrl-replay-check-") as scratch:
         folder = Path(scratch)
         reference = subprocess.run([str(final.files.run_script)], cwd=folder, capture_output=True, text=True,
-                                   timeout=600)
+                                   timeout=600, env=environment)
         killed = 0
-        for mutant in run.mutants:
+        for mutant in [*run.mutants, *run.hanging]:
             sources = write_mutant(run.design, mutant, folder / f"mutant_{mutant.index}")
             result = subprocess.run([str(final.files.run_script), *map(str, sources)], cwd=folder,
-                                    capture_output=True, text=True, timeout=600)
+                                    capture_output=True, text=True, timeout=600, env=environment)
             killed += result.returncode != 0
         difference = None
         if run.harness.code_coverage:
@@ -132,8 +139,8 @@ def check_replay(run: CoverRun, final: FinalSet) -> dict:
             difference = max(abs((replayed[metric].fraction or 0.0) - (reported[metric].fraction or 0.0))
                              for metric in reported)
     return {"passes_on_reference": reference.returncode == 0,
-            "mutants_failed": killed, "live_mutants": len(run.mutants),
-            "kill_rate": killed / len(run.mutants) if run.mutants else None,
+            "mutants_failed": killed, "live_mutants": len(run.mutants) + len(run.hanging),
+            "kill_rate": killed / (len(run.mutants) + len(run.hanging)) if run.mutants or run.hanging else None,
             "coverage_difference_points": None if difference is None else round(100 * difference, 3)}
 
 
@@ -147,7 +154,8 @@ def write_outputs(run: CoverRun) -> dict:
         "design": run.design.name, "policy": run.policy.name, "seed": run.seed,
         "simulator": run.harness.simulator, "code_coverage": run.harness.code_coverage,
         **{metric: totals.get(metric, {}).get("fraction") for metric in ("line", "branch", "toggle", "functional")},
-        "mutation_score": document["mutation_score"], "mutants": len(run.mutants),
+        "mutation_score": document["mutation_score"], "mutants": len(run.mutants) + len(run.hanging),
+        "hanging_mutants": len(run.hanging),
         "simulations": run.state.simulations, "proposed": run.state.proposed, "refused": run.state.refused,
         "final_programs": len(final.entries), "final_cycles": final.files.cycles,
         "unreachable": len(run.state.unreachable), "targets": run.flow.targets,

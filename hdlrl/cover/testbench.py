@@ -265,7 +265,7 @@ cd "$bench"
 cycles=0
 for ((stimulus = 0; stimulus < {stimuli}; stimulus++)); do
     status=0
-    vvp -n "$build/replay.vvp" +stimulus="$stimulus" > "$build/replay.log" 2>&1 || status=$?
+    timeout "${{HDLRL_REPLAY_TIMEOUT:-60}}" vvp -n "$build/replay.vvp" +stimulus="$stimulus" > "$build/replay.log" 2>&1 || status=$?
     passed="$(sed -n 's/^{passed} \\([0-9][0-9]*\\) cycles$/\\1/p' "$build/replay.log" | tail -n 1)"
     if [ "$status" -ne 0 ] || [ -z "$passed" ] || grep -q '^{mismatch}' "$build/replay.log"; then
         cat "$build/replay.log"
