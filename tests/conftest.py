@@ -59,3 +59,13 @@ def imported_rtllm(rtllm_source: Path, tmp_path_factory: pytest.TempPathFactory)
 
 def project_designs() -> list[Path]:
     return sorted(path.parent for path in DESIGNS_DIR.glob("*/design.yaml"))
+
+
+@pytest.fixture(scope="module")
+def one_torch_thread():
+    """A tiny model runs fastest on one thread, and leaves the other cores alone."""
+    torch = pytest.importorskip("torch")
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)

@@ -14,7 +14,8 @@ pytest.importorskip("transformers")
 pytest.importorskip("peft")
 
 from conftest import DESIGNS_DIR  # noqa: E402
-from test_policy_hf import _model, one_thread, tokenizer  # noqa: E402,F401  (fixtures)
+from test_policy_hf import tokenizer  # noqa: E402,F401  (a fixture)
+from tiny_lm import tiny_llama  # noqa: E402
 
 from hdlrl.cover.flow import load_cover_flow  # noqa: E402
 from hdlrl.cover.loop import CoverRun  # noqa: E402
@@ -24,11 +25,12 @@ from hdlrl.policy.hf import HuggingFacePolicy  # noqa: E402
 from hdlrl.policy.prompt import build_messages  # noqa: E402
 
 pytestmark = [pytest.mark.skipif(not has_tool("verilator"), reason="needs verilator"),
-              pytest.mark.filterwarnings("ignore:`is_gradient_checkpointing` is deprecated:FutureWarning")]
+              pytest.mark.filterwarnings("ignore:`is_gradient_checkpointing` is deprecated:FutureWarning"),
+              pytest.mark.usefixtures("one_torch_thread")]
 
 
 def test_a_language_model_proposes_programs_and_the_run_continues(tokenizer, tmp_path: Path) -> None:  # noqa: F811
-    policy = HuggingFacePolicy(_model(tokenizer), tokenizer, lora_rank=4, lora_alpha=8, max_new_tokens=16)
+    policy = HuggingFacePolicy(tiny_llama(tokenizer), tokenizer, lora_rank=4, lora_alpha=8, max_new_tokens=16)
     flow = replace(load_cover_flow(), budget=6, group_size=3, mutants=0)
     run = CoverRun(load_design(DESIGNS_DIR / "decoder3to8"), policy, flow, tmp_path / "run", progress=False)
     run.run()

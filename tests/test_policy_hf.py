@@ -14,6 +14,7 @@ pytest.importorskip("peft")
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers  # noqa: E402
 
 from hdlrl.errors import HdlrlError  # noqa: E402
+from tiny_lm import END, tiny_llama  # noqa: E402
 from hdlrl.policy import make_policy  # noqa: E402
 from hdlrl.policy.base import DesignState  # noqa: E402
 from hdlrl.policy.hf import HuggingFacePolicy  # noqa: E402
@@ -22,17 +23,8 @@ from hdlrl.policy.prompt import build_messages  # noqa: E402
 ADDER = "module add8(input [7:0] a, b, output [7:0] y);\n  assign y = a + b;\nendmodule\n"
 STATE = DesignState("add8", "add8", "An 8-bit adder.", {"rtl/add8.v": ADDER},
                     ppa={"area_um2": 41.5, "delay_ns": 1.25, "power_mw": 0.0123}, feedback=["testbench failed"])
-END = "<|endoftext|>"
-pytestmark = pytest.mark.filterwarnings("ignore:`is_gradient_checkpointing` is deprecated:FutureWarning")  # peft
-
-
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    """A model this small runs fastest on one thread, and leaves the other cores alone."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = [pytest.mark.filterwarnings("ignore:`is_gradient_checkpointing` is deprecated:FutureWarning"),  # peft
+              pytest.mark.usefixtures("one_torch_thread")]
 
 
 @pytest.fixture(scope="module")
@@ -47,17 +39,8 @@ def tokenizer() -> transformers.PreTrainedTokenizerFast:
     return transformers.PreTrainedTokenizerFast(tokenizer_object=backend, eos_token=END)
 
 
-def _model(tokenizer) -> transformers.LlamaForCausalLM:
-    torch.manual_seed(0)  # the same base weights every time, as a checkpoint would give
-    config = transformers.LlamaConfig(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64,
-                                      num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=2,
-                                      max_position_embeddings=2048, eos_token_id=tokenizer.eos_token_id,
-                                      bos_token_id=tokenizer.eos_token_id)
-    return transformers.LlamaForCausalLM(config)
-
-
 def _policy(tokenizer, **options) -> HuggingFacePolicy:
-    return HuggingFacePolicy(_model(tokenizer), tokenizer, lora_rank=4, lora_alpha=8, max_new_tokens=12, **options)
+    return HuggingFacePolicy(tiny_llama(tokenizer), tokenizer, lora_rank=4, lora_alpha=8, max_new_tokens=12, **options)
 
 
 def test_sampling_gives_k_seeded_samples_with_consistent_logprobs(tokenizer):
@@ -113,7 +96,7 @@ def test_prompt_goes_through_the_chat_template_when_the_tokenizer_has_one(tokeni
 
 
 def test_make_policy_loads_a_local_checkpoint_offline(tokenizer, tmp_path):
-    _model(tokenizer).save_pretrained(tmp_path / "tiny")
+    tiny_llama(tokenizer).save_pretrained(tmp_path / "tiny")
     tokenizer.save_pretrained(tmp_path / "tiny")
     policy = make_policy(f"hf:{tmp_path / 'tiny'}", lora_rank=4, max_new_tokens=4)
     assert policy.name == f"hf:{tmp_path / 'tiny'}" and policy.trainable

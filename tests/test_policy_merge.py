@@ -19,22 +19,14 @@ from peft.tuners.lora import LoraLayer  # noqa: E402
 from tokenizers import Tokenizer, models  # noqa: E402
 
 from hdlrl.errors import HdlrlError  # noqa: E402
+from tiny_lm import END, tiny_llama  # noqa: E402
 from hdlrl.policy.hf import OPTIMIZER_FILE, HuggingFacePolicy  # noqa: E402
 from hdlrl.policy.merge import (disjoint_mean, elect_sign, merge_adapters, ties_merge,  # noqa: E402
                                 trim)
 
-END = "<|endoftext|>"
 INPUT_IDS = torch.arange(1, 12)[None]
-pytestmark = pytest.mark.filterwarnings("ignore:`is_gradient_checkpointing` is deprecated:FutureWarning")  # peft
-
-
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    """A model this small runs fastest on one thread, and leaves the other cores alone."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = [pytest.mark.filterwarnings("ignore:`is_gradient_checkpointing` is deprecated:FutureWarning"),  # peft
+              pytest.mark.usefixtures("one_torch_thread")]
 
 
 @pytest.fixture(scope="module")
@@ -45,16 +37,8 @@ def tokenizer() -> transformers.PreTrainedTokenizerFast:
                                                 eos_token=END)
 
 
-def _model(tokenizer, hidden_size: int = 32) -> transformers.LlamaForCausalLM:
-    torch.manual_seed(0)  # the same base weights every time, as a checkpoint would give
-    config = transformers.LlamaConfig(vocab_size=len(tokenizer), hidden_size=hidden_size, intermediate_size=64,
-                                      num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=2,
-                                      eos_token_id=tokenizer.eos_token_id, bos_token_id=tokenizer.eos_token_id)
-    return transformers.LlamaForCausalLM(config)
-
-
 def _policy(tokenizer, rank: int = 4, hidden_size: int = 32, **options) -> HuggingFacePolicy:
-    return HuggingFacePolicy(_model(tokenizer, hidden_size), tokenizer, lora_rank=rank, lora_alpha=8, **options)
+    return HuggingFacePolicy(tiny_llama(tokenizer, hidden_size), tokenizer, lora_rank=rank, lora_alpha=8, **options)
 
 
 def _deltas(policy: HuggingFacePolicy) -> dict[str, torch.Tensor]:
@@ -158,7 +142,7 @@ def test_merged_folder_loads_and_gives_the_logits_of_the_base_plus_the_merged_de
     (first, first_deltas), (second, second_deltas) = adapters
     merge_adapters([first, second], tmp_path, weights=[0.7, 0.3], rank=8)
     policy = _loaded(tokenizer, tmp_path, rank=8, learning_rate=1e-3)
-    reference = _model(tokenizer)
+    reference = tiny_llama(tokenizer)
     with torch.no_grad():
         for name in first_deltas:
             reference.get_submodule(name.removeprefix("base_model.model.")).weight += (
@@ -182,7 +166,7 @@ def _other_base(tokenizer, folder, source) -> None:
 
 def _other_targets(tokenizer, folder, source) -> None:
     config = peft.LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj"], task_type="CAUSAL_LM")
-    peft.get_peft_model(_model(tokenizer), config).save_pretrained(folder)
+    peft.get_peft_model(tiny_llama(tokenizer), config).save_pretrained(folder)
 
 
 def _other_shapes(tokenizer, folder, source) -> None:

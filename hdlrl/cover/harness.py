@@ -103,7 +103,7 @@ def mutant_prefix(index: int) -> str:
     return f"hdlrl_m{index}_"
 
 
-def _instance(module: str, instance: str, interface: Interface, outputs_prefix: str) -> str:
+def instance_line(module: str, instance: str, interface: Interface, outputs_prefix: str) -> str:
     connections = [f".{port.name}({port.name})" for port in interface.inputs]
     connections += [f".{port.name}({outputs_prefix}{port.name})" for port in interface.outputs]
     return f"    {module} {instance} ({', '.join(connections)});"
@@ -122,11 +122,11 @@ def harness_verilog(spec: HarnessSpec) -> str:
                 {clock.name for clock in clocks}]
     lines += [declaration("reg", port.width, port.name) for port in (*spec.driven, *undriven)]
     lines += [declaration("wire", port.width, f"hdlrl_dut_{port.name}") for port in interface.outputs]
-    lines.append(_instance(interface.top, "hdlrl_dut", interface, "hdlrl_dut_"))
+    lines.append(instance_line(interface.top, "hdlrl_dut", interface, "hdlrl_dut_"))
     for index in range(len(spec.mutants)):
         prefix = f"hdlrl_mutant{index}_"
         lines += [declaration("wire", port.width, f"{prefix}{port.name}") for port in interface.outputs]
-        lines.append(_instance(mutant_prefix(index) + interface.top, f"hdlrl_mutant{index}",
+        lines.append(instance_line(mutant_prefix(index) + interface.top, f"hdlrl_mutant{index}",
                                interface, prefix))
     lines += [declaration("bit", port.width, f"hdlrl_known_{port.name}") for port in interface.outputs]
 

@@ -21,9 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import secrets
-import shutil
 import time
 import warnings
 from concurrent.futures import ThreadPoolExecutor
@@ -32,6 +30,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from hdlrl.checkpoint import drop_history_after, last_checkpoint, start_fresh, write_checkpoint
 from hdlrl.cover.corpus import Entry
 from hdlrl.cover.coverage import CoveragePoint, MetricSummary, merge_counts, summarise
 from hdlrl.cover.flow import CoverFlow
@@ -48,15 +47,13 @@ from hdlrl.eda.runner import ToolRunner
 from hdlrl.errors import HdlrlError
 from hdlrl.evaluate.cache import rtl_digest
 from hdlrl.hdl.mutate import relative_name
-from hdlrl.optimize.kl_control import KlControlSignals, KlControlState
+from hdlrl.optimize.kl_control import KlControlState
 from hdlrl.optimize.learn import learn
 from hdlrl.paths import user_cache_dir
 from hdlrl.policy.base import CoverState, Policy, Sample
 from hdlrl.serialize import to_jsonable
 from hdlrl.verify.interface import InterfaceError, read_interface
 
-HISTORY = "history.jsonl"
-CHECKPOINT_POINTER = "checkpoint.json"
 REFUSED_REWARD = -1.0
 _UNCOVERED_SHOWN = 40
 
@@ -332,44 +329,22 @@ class CoverRun:
                 "flow": hashlib.sha256(repr(replace(self.flow, budget=0)).encode()).hexdigest()}
 
     def _checkpoint(self, rows: list[dict]) -> None:
-        """History first, then a complete checkpoint folder, then the pointer to it (atomic)."""
-        with open(self.run_dir / HISTORY, "a") as history:
-            history.writelines(json.dumps(row) + "\n" for row in rows)
-        step = self.state.step
-        folder = self.run_dir / f"checkpoint-{step:04d}"
-        shutil.rmtree(folder, ignore_errors=True)
-        folder.mkdir(parents=True)
-        self.policy.save(folder / "policy")
-        (folder / "run_state.json").write_text(json.dumps(to_jsonable(self.state)))
-        pointer = self.run_dir / (CHECKPOINT_POINTER + ".tmp")
-        pointer.write_text(json.dumps({"folder": folder.name, "step": step, "settings": self._settings()}))
-        os.replace(pointer, self.run_dir / CHECKPOINT_POINTER)
-        for old in self.run_dir.glob("checkpoint-*"):
-            if old != folder:
-                shutil.rmtree(old, ignore_errors=True)
+        def save(folder: Path) -> None:
+            self.policy.save(folder / "policy")
+            (folder / "run_state.json").write_text(json.dumps(to_jsonable(self.state)))
+
+        write_checkpoint(self.run_dir, self.state.step, rows, self._settings(), save)
 
     def _resume(self) -> bool:
-        pointer = self.run_dir / CHECKPOINT_POINTER
-        if not pointer.is_file():
+        """Load the last checkpoint (`hdlrl.checkpoint`); False when there is none."""
+        folder = last_checkpoint(self.run_dir, self._settings())
+        if folder is None:
             return False
-        checkpoint = json.loads(pointer.read_text())
-        differing = [name for name, value in self._settings().items() if checkpoint["settings"].get(name) != value]
-        if differing:
-            raise HdlrlError(f"--resume: this run directory holds a run with another {', '.join(differing)}; "
-                             "give another --out or the same options", pointer)
-        folder = self.run_dir / checkpoint["folder"]
         self.policy.load(folder / "policy")
         data = json.loads((folder / "run_state.json").read_text())
-        controller = data.pop("controller")
-        signals = controller.pop("signals", None)
-        self.state = CoverRunState(**{**data, "corpus": [Entry(**entry) for entry in data["corpus"]]},
-                                   controller=KlControlState(**controller, signals=KlControlSignals(**signals)
-                                                             if signals else None))
-        history = self.run_dir / HISTORY
-        if history.is_file():
-            kept = [line for line in history.read_text().splitlines()
-                    if line and json.loads(line)["step"] < self.state.step]
-            history.write_text("".join(line + "\n" for line in kept))
+        self.state = CoverRunState(**{**data, "corpus": [Entry(**entry) for entry in data["corpus"]],
+                                      "controller": KlControlState.from_dict(data["controller"])})
+        drop_history_after(self.run_dir, self.state.step)
         return True
 
     # ------------------------------------------------------------------ the run
@@ -379,8 +354,7 @@ class CoverRun:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self.prepare()
         if not (resume and self._resume()):
-            for stale in (HISTORY, CHECKPOINT_POINTER):
-                (self.run_dir / stale).unlink(missing_ok=True)
+            start_fresh(self.run_dir)
         bar = tqdm(initial=self.state.proposed, total=self.flow.budget, desc=f"cover {self.design.name}",
                    unit="program", disable=not self.progress)
         while self.state.proposed < self.flow.budget and not (self.flow.stop_at_targets and self.state.simulations

@@ -21,7 +21,7 @@ from itertools import cycle
 from pathlib import Path
 
 from hdlrl.cover.coverage import METRICS, CoveragePoint
-from hdlrl.cover.loop import HISTORY
+from hdlrl.checkpoint import HISTORY
 from hdlrl.html_report import REPORT, STYLE, Point, Series, html_page, html_table, svg_chart
 
 RTL_COPY = Path("testbench") / "rtl"  # where hdlrl.cover.testbench copies the design's RTL

@@ -43,7 +43,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from hdlrl.cover.harness import HarnessBuildError, HarnessSpec, _instance, build_harness, coverage_main
+from hdlrl.cover.harness import HarnessBuildError, HarnessSpec, build_harness, coverage_main, instance_line
 from hdlrl.design import Design
 from hdlrl.eda.sim.verilator import VERILATOR_QUIET
 from hdlrl.verify.diffsim import Stimulus, declaration, delay_literal, write_stimulus
@@ -164,7 +164,7 @@ def replay_verilog(design: Design, interface: Interface, driven: tuple[Port, ...
                   f"    always #{delay_literal(clock.period_ns / 2)} {clock.name} = ~{clock.name};"]
     lines += [declaration("reg", port.width, port.name) for port in (*driven, *undriven)]
     lines += [declaration("wire", port.width, f"{DUT_INSTANCE}_{port.name}") for port in outputs]
-    lines.append(_instance(interface.top, DUT_INSTANCE, interface, f"{DUT_INSTANCE}_"))
+    lines.append(instance_line(interface.top, DUT_INSTANCE, interface, f"{DUT_INSTANCE}_"))
     lines += [f"    reg [{driven_width - 1}:0] hdlrl_stimulus [0:{rows - 1}];",
               f"    reg [{output_width - 1}:0] hdlrl_expected [0:{rows - 1}];",
               f"    reg [{output_width - 1}:0] hdlrl_care [0:{rows - 1}];",

@@ -56,6 +56,12 @@ class KlControlState:
     def initial(cls, config: KlControlConfig) -> KlControlState:
         return cls(delta=config.initial_delta, kl_coef=config.initial_kl_coef)
 
+    @classmethod
+    def from_dict(cls, data: dict) -> KlControlState:
+        """The state as a checkpoint stored it (`to_jsonable`), signals included."""
+        signals = data.get("signals")
+        return cls(**{**data, "signals": KlControlSignals(**signals) if signals else None})
+
     def to_dict(self) -> dict:
         """One flat row of the history log: knobs, actions and signals."""
         row = {

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 import time
 from dataclasses import asdict, dataclass, field, replace
@@ -30,6 +29,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from hdlrl.checkpoint import drop_history_after, last_checkpoint, start_fresh, write_checkpoint
 from hdlrl.design import Design
 from hdlrl.eda.synth.recipes import DEFAULT_RECIPE, recipe_options
 from hdlrl.errors import HdlrlError
@@ -38,7 +38,7 @@ from hdlrl.evaluate.executors import Executor
 from hdlrl.evaluate.result import PPA
 from hdlrl.hdl.mutate import relative_name, write_sources
 from hdlrl.optimize.flow import OptimizeFlow
-from hdlrl.optimize.kl_control import KlControlSignals, KlControlState
+from hdlrl.optimize.kl_control import KlControlState
 from hdlrl.optimize.learn import learn
 from hdlrl.optimize.puct import Pool, PoolState, source_hash
 from hdlrl.optimize.reward import accepted_reward, rejected_reward
@@ -49,8 +49,6 @@ from hdlrl.verify.gate import Verdict
 from hdlrl.verify.job import GateJob, run_gate_job
 
 MODES = ("ttt", "frozen", "best-of-n")  # learn and search; search only; sample the original only
-CHECKPOINT_POINTER = "checkpoint.json"
-HISTORY = "history.jsonl"
 
 
 @dataclass
@@ -76,11 +74,6 @@ class RunState:
     next_state_number: int = 1
     reference_ppa: dict | None = None
     judged: list[str] = field(default_factory=list)  # source_hash of every candidate judged, the original first
-
-
-def _controller_from_dict(data: dict) -> KlControlState:
-    signals = data.pop("signals", None)
-    return KlControlState(**data, signals=KlControlSignals(**signals) if signals else None)
 
 
 class OptimizeRun:
@@ -247,22 +240,13 @@ class OptimizeRun:
     # ------------------------------------------------------------------ checkpoints
 
     def _checkpoint(self, step: int, rows: list[dict]) -> None:
-        """History first, then a complete checkpoint folder, then the pointer to it (atomic)."""
-        with open(self.run_dir / HISTORY, "a") as history:
-            history.writelines(json.dumps(row) + "\n" for row in rows)
-        folder = self.run_dir / f"checkpoint-{step:04d}"
-        shutil.rmtree(folder, ignore_errors=True)
-        folder.mkdir(parents=True)
-        self.pool.save(folder / "pool.json")
-        self.policy.save(folder / "policy")
-        (folder / "run_state.json").write_text(json.dumps(to_jsonable(self.state)))
-        pointer = self.run_dir / (CHECKPOINT_POINTER + ".tmp")
-        pointer.write_text(json.dumps({"folder": folder.name, "step": step, "settings": self._settings()}))
-        os.replace(pointer, self.run_dir / CHECKPOINT_POINTER)
+        def save(folder: Path) -> None:
+            self.pool.save(folder / "pool.json")
+            self.policy.save(folder / "policy")
+            (folder / "run_state.json").write_text(json.dumps(to_jsonable(self.state)))
+
+        folder = write_checkpoint(self.run_dir, step, rows, self._settings(), save)
         shutil.copyfile(folder / "pool.json", self.run_dir / "pool.json")
-        for old in self.run_dir.glob("checkpoint-*"):
-            if old != folder:
-                shutil.rmtree(old, ignore_errors=True)
 
     def _settings(self) -> dict:
         """What a resumed run must share with the checkpoint it continues."""
@@ -271,29 +255,15 @@ class OptimizeRun:
                 "flow": hashlib.sha256(repr(replace(self.flow, budget=0)).encode()).hexdigest()}
 
     def _resume(self) -> bool:
-        """Load the last checkpoint; history rows of the step in flight are dropped.
-
-        Only a run with the same settings continues (a larger budget is allowed: it extends
-        a finished run); anything else is an error, not a silent mix.
-        """
-        pointer = self.run_dir / CHECKPOINT_POINTER
-        if not pointer.is_file():
+        """Load the last checkpoint (`hdlrl.checkpoint`); False when there is none."""
+        folder = last_checkpoint(self.run_dir, self._settings())
+        if folder is None:
             return False
-        checkpoint = json.loads(pointer.read_text())
-        differing = [name for name, value in self._settings().items() if checkpoint["settings"].get(name) != value]
-        if differing:
-            raise HdlrlError(f"--resume: this run directory holds a run with another {', '.join(differing)}; "
-                             "give another --out or the same options", pointer)
-        folder = self.run_dir / checkpoint["folder"]
         self.pool = Pool.load(folder / "pool.json")
         self.policy.load(folder / "policy")
         data = json.loads((folder / "run_state.json").read_text())
-        self.state = RunState(**{**data, "controller": _controller_from_dict(data["controller"])})
-        history = self.run_dir / HISTORY
-        if history.is_file():
-            kept = [line for line in history.read_text().splitlines()
-                    if line and json.loads(line)["step"] < self.state.step]
-            history.write_text("".join(line + "\n" for line in kept))
+        self.state = RunState(**{**data, "controller": KlControlState.from_dict(data["controller"])})
+        drop_history_after(self.run_dir, self.state.step)
         return True
 
     # ------------------------------------------------------------------ the run
@@ -302,8 +272,7 @@ class OptimizeRun:
         """Steps until the budget is spent or nothing new is left (the rest when resuming); returns the best state."""
         self.run_dir.mkdir(parents=True, exist_ok=True)
         if not (resume and self._resume()):
-            for stale in (HISTORY, CHECKPOINT_POINTER):
-                (self.run_dir / stale).unlink(missing_ok=True)
+            start_fresh(self.run_dir)
             self._start()
         bar = tqdm(initial=self.candidates_judged(), total=self.flow.budget, desc=f"optimize {self.design.name}",
                    unit="candidate", disable=not self.progress)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from hdlrl.hdl.lexer import Token, tokenize
 from hdlrl.html_report import REPORT, STYLE as BASE_STYLE, Point, Series, html_page, html_table, svg_chart
-from hdlrl.optimize.loop import HISTORY
+from hdlrl.checkpoint import HISTORY
 
 PPA_FIELDS = (("area_um2", "area (um²)"), ("delay_ns", "delay (ns)"), ("power_mw", "power (mW)"))
 CONTROLLER_FIELDS = ("delta", "delta_action", "kl_coef", "kl_coef_action", "reference_kl",
