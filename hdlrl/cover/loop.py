@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import secrets
 import time
 import warnings
@@ -119,27 +120,36 @@ class CoverRun:
         live = [mutant for mutant in cover_mutants(self.design, self.interface, self.flow.mutants,
                                                    self.flow.mutant_seed, mutants_folder, self.flow.equivalence_time_s,
                                                    self.flow.workers, self.sandbox) if mutant.live]
-        self.mutants: list[CoverMutant] = [mutant for mutant in live if not mutant.hangs]  # in the harness
-        self.hanging: list[CoverMutant] = [mutant for mutant in live if mutant.hangs]
-        spec = HarnessSpec(self.design, self.interface, self.space.ports,
-                           tuple(scoped(expression, "hdlrl_dut") for expression in expressions),
-                           tuple({mutant.file: mutant.text} for mutant in self.mutants), self.flow.max_cycles)
-        self.harness: Harness = self._build(spec, self.flow.simulator)
+        self.mutants: list[CoverMutant] = [mutant for mutant in live if mutant.screen == "runs"]  # in the harness
+        self.hanging: list[CoverMutant] = [mutant for mutant in live if mutant.screen == "hangs"]
+        self.unbuildable: list[CoverMutant] = []  # live, but the harness's simulator cannot build them
+        self.sampled = tuple(scoped(expression, "hdlrl_dut") for expression in expressions)
+        self.harness: Harness = self._build(self.flow.simulator)
         self.clock = self.design.clocks[0].name if self.design.clocks else None
 
-    def _build(self, spec: HarnessSpec, simulator: str) -> Harness:
-        """One build per distinct harness, shared by every run of it (policies, seeds, resumed runs);
-        where Verilator cannot build the design, Icarus, with functional coverage only."""
+    def _build(self, simulator: str) -> Harness:
+        """One build per distinct harness, shared by every run of it (policies, seeds, resumed runs).
+
+        A mutant the simulator cannot build (Verilator refuses a loop it cannot unroll, which
+        Icarus runs) leaves the harness and the build is tried again; where the design itself
+        does not build on Verilator, Icarus, with functional coverage only.
+        """
+        spec = HarnessSpec(self.design, self.interface, self.space.ports, self.sampled,
+                           tuple({mutant.file: mutant.text} for mutant in self.mutants), self.flow.max_cycles)
         folder = user_cache_dir("cover-harness", spec_digest(spec, simulator)[:20])
         try:
             return build_harness(spec, folder, simulator, self.sandbox)
         except HarnessBuildError as error:
+            culprit = re.search(r"mutants/(\d+)/", str(error))
+            if culprit and int(culprit[1]) < len(self.mutants):
+                self.unbuildable.append(self.mutants.pop(int(culprit[1])))
+                return self._build(simulator)
             if simulator != "verilator":
                 raise
             warnings.warn(f"{self.design.name}: Verilator cannot build the coverage harness ({error}); "
                           "falling back to Icarus: functional coverage and mutant kills only, no code coverage",
                           ToolWarning, stacklevel=2)
-            return self._build(spec, "icarus")
+            return self._build("icarus")
 
     # ------------------------------------------------------------------ one program
 

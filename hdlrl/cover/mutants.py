@@ -5,10 +5,11 @@ left out of the mutation score; every other one (a counterexample, or no proof w
 time limit) counts. Each verdict is kept in the given folder, so a later run does not prove
 again.
 
-A mutant can also hang the simulation (a loop bound mutated into a loop that never ends).
-It is live, and any testbench with a time limit kills it, but it cannot share the harness
-with the others: each mutant is first simulated alone on Icarus for a few cycles, and one
-that does not finish in seconds is marked `hangs` and kept out of the harness.
+A mutant can also hang the simulation (a loop bound mutated into a loop that never ends), or
+not build at all. Neither can share the harness with the others, so each mutant is first
+built and simulated alone on Icarus for a few cycles (`screen`): one that does not finish in
+seconds `hangs` (it is live, and any testbench with a time limit kills it); one that does not
+build is stillborn and, as in mutation testing tools, left out of the score.
 """
 
 from __future__ import annotations
@@ -39,11 +40,12 @@ class CoverMutant:
     description: str
     text: str
     equivalence: str  # the proof's label: proven (equivalent), failed, bounded(N), unknown
-    hangs: bool = False  # a short simulation of it alone did not finish
+    screen: str = "runs"  # alone on Icarus: runs, hangs (did not finish), or stillborn (does not build)
 
     @property
     def live(self) -> bool:
-        return self.equivalence != "proven"
+        """Not proven equivalent, and it builds: a testbench can tell it from the reference."""
+        return self.equivalence != "proven" and self.screen != "stillborn"
 
 
 def _classify(design: Design, interface: Interface, mutant, folder: Path, time_s: float,
@@ -56,8 +58,8 @@ def _classify(design: Design, interface: Interface, mutant, folder: Path, time_s
     return result.label
 
 
-def _hangs(design: Design, interface: Interface, mutant, folder: Path, sandbox: bool | None) -> bool:
-    """Does a 64-cycle random simulation of the mutant alone fail to finish within 10 s?"""
+def _screen(design: Design, interface: Interface, mutant, folder: Path, sandbox: bool | None) -> str:
+    """runs, hangs (a 64-cycle random simulation of it alone does not finish in 10 s) or stillborn."""
     scratch = folder / f"mutant_{mutant.index:03d}"
     candidate = replace(design, root=scratch / "rtl", rtl=write_mutant(design, mutant, scratch / "rtl"))
     space = StimulusSpace.of(candidate, interface)
@@ -65,9 +67,9 @@ def _hangs(design: Design, interface: Interface, mutant, folder: Path, sandbox: 
         harness = build_harness(HarnessSpec(candidate, interface, space.ports), scratch / "harness", "icarus",
                                 sandbox)
     except HarnessBuildError:
-        return False  # it does not build alone: the equivalence check and the harness build will say so
+        return "stillborn"
     run = harness.run(render(StimulusProgram((Segment("random", 64),)), space), "screen", time_s=10)
-    return not run.ok
+    return "runs" if run.ok else "hangs"
 
 
 def cover_mutants(design: Design, interface: Interface, count: int, seed: int, folder: Path, time_s: float,
@@ -77,7 +79,7 @@ def cover_mutants(design: Design, interface: Interface, count: int, seed: int, f
     saved = folder / MUTANTS_FILE
     if saved.is_file():
         data = json.loads(saved.read_text())
-        if data["count"] == count and data["seed"] == seed and data.get("screened"):
+        if data["count"] == count and data["seed"] == seed and data.get("screened") == 2:
             return [CoverMutant(**entry) for entry in data["mutants"]]
     try:
         mutants = make_mutants(design, count, seed) if count else []
@@ -86,10 +88,10 @@ def cover_mutants(design: Design, interface: Interface, count: int, seed: int, f
     with ThreadPoolExecutor(max_workers=workers) as pool:
         labels = list(pool.map(lambda mutant: _classify(design, interface, mutant, folder / "proofs", time_s, sandbox),
                                mutants))
-        hanging = list(pool.map(lambda mutant: _hangs(design, interface, mutant, folder / "screens", sandbox),
+        screens = list(pool.map(lambda mutant: _screen(design, interface, mutant, folder / "screens", sandbox),
                                 mutants))
     result = [CoverMutant(mutant.index, mutant.operator, mutant.file, mutant.line, mutant.description, mutant.text,
-                          label, hangs) for mutant, label, hangs in zip(mutants, labels, hanging)]
+                          label, screen) for mutant, label, screen in zip(mutants, labels, screens)]
     folder.mkdir(parents=True, exist_ok=True)
-    saved.write_text(json.dumps({"count": count, "seed": seed, "screened": True, "mutants": [asdict(m) for m in result]}))
+    saved.write_text(json.dumps({"count": count, "seed": seed, "screened": 2, "mutants": [asdict(m) for m in result]}))
     return result

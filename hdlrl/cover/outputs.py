@@ -89,11 +89,14 @@ def coverage_document(run: CoverRun, final: FinalSet) -> dict:
                        "unreachable": unreachable.get(point_id)})
     mutants = [{"index": number, "operator": mutant.operator, "file": mutant.file, "line": mutant.line,
                 "description": mutant.description, "equivalence": mutant.equivalence,
-                "killed_by_program": final.killed.get(number), "hangs": False}
+                "killed_by_program": final.killed.get(number), "in_harness": True}
                for number, mutant in enumerate(run.mutants)]
     mutants += [{"index": None, "operator": mutant.operator, "file": mutant.file, "line": mutant.line,
                  "description": mutant.description, "equivalence": mutant.equivalence, "killed_by_program": None,
-                 "hangs": True} for mutant in run.hanging]
+                 "in_harness": False, "why": why} for mutant, why in
+                [*((mutant, "hangs a simulation: counted as killed") for mutant in run.hanging),
+                 *((mutant, f"{run.harness.simulator} cannot build it: left out of the score, replayed by run.sh")
+                   for mutant in run.unbuildable)]]
     live = len(run.mutants) + len(run.hanging)
     return {
         "design": run.design.name, "policy": run.policy.name, "seed": run.seed,
@@ -123,7 +126,8 @@ def check_replay(run: CoverRun, final: FinalSet) -> dict:
         reference = subprocess.run([str(final.files.run_script)], cwd=folder, capture_output=True, text=True,
                                    timeout=600, env=environment)
         killed = 0
-        for mutant in [*run.mutants, *run.hanging]:
+        mutants = [*run.mutants, *run.hanging, *run.unbuildable]
+        for mutant in mutants:
             sources = write_mutant(run.design, mutant, folder / f"mutant_{mutant.index}")
             result = subprocess.run([str(final.files.run_script), *map(str, sources)], cwd=folder,
                                     capture_output=True, text=True, timeout=600, env=environment)
@@ -139,8 +143,8 @@ def check_replay(run: CoverRun, final: FinalSet) -> dict:
             difference = max(abs((replayed[metric].fraction or 0.0) - (reported[metric].fraction or 0.0))
                              for metric in reported)
     return {"passes_on_reference": reference.returncode == 0,
-            "mutants_failed": killed, "live_mutants": len(run.mutants) + len(run.hanging),
-            "kill_rate": killed / (len(run.mutants) + len(run.hanging)) if run.mutants or run.hanging else None,
+            "mutants_failed": killed, "live_mutants": len(mutants),
+            "kill_rate": killed / len(mutants) if mutants else None,
             "coverage_difference_points": None if difference is None else round(100 * difference, 3)}
 
 
@@ -155,7 +159,7 @@ def write_outputs(run: CoverRun) -> dict:
         "simulator": run.harness.simulator, "code_coverage": run.harness.code_coverage,
         **{metric: totals.get(metric, {}).get("fraction") for metric in ("line", "branch", "toggle", "functional")},
         "mutation_score": document["mutation_score"], "mutants": len(run.mutants) + len(run.hanging),
-        "hanging_mutants": len(run.hanging),
+        "hanging_mutants": len(run.hanging), "unbuildable_mutants": len(run.unbuildable),
         "simulations": run.state.simulations, "proposed": run.state.proposed, "refused": run.state.refused,
         "final_programs": len(final.entries), "final_cycles": final.files.cycles,
         "unreachable": len(run.state.unreachable), "targets": run.flow.targets,
