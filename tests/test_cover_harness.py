@@ -108,3 +108,12 @@ def test_greedy_cover_keeps_everything_with_fewer_programs() -> None:
     reached = set().union(*(set(entry.items) | {f"mutant|{m}" for m in entry.killed} for entry in chosen))
     assert reached == {"p1", "p2", "p3", "p4", "mutant|1"}
     assert [entry.program for entry in chosen] == ["d", "e"]  # d: the shorter of the two equal programs
+
+
+def test_constant_bits_are_proven_and_live_ones_are_not(tmp_path: Path) -> None:
+    mult = load_design(DESIGNS_DIR / "mult8")
+    stuck, live = "toggle|rtl/mult8.v|18|17|18|s01[15]|", "toggle|rtl/mult8.v|18|17|18|s01[3]|"
+    array_bit, array_live = "toggle|rtl/mult8.v|8|17|8|pp[1][0]|", "toggle|rtl/mult8.v|8|17|8|pp[1][1]|"
+    unreachable = unreachable_points(mult, [stuck, live, array_bit, array_live], tmp_path / "mult")
+    assert set(unreachable) == {stuck, array_bit}
+    assert "s01[15] is always 0" in unreachable[stuck]

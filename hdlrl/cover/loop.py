@@ -256,10 +256,10 @@ class CoverRun:
                    for metric, target in self.flow.targets.items())
 
     def examine_uncovered(self) -> None:
-        """Try to show each uncovered line and branch point not tried before unreachable
-        (`hdlrl.cover.unreachable`); those shown so leave the metrics and are listed."""
+        """Try to show each uncovered point not tried before unreachable (`hdlrl.cover.unreachable`);
+        those shown so leave the metrics and are listed."""
         untried = [point_id for point_id, count in sorted(self.state.code.items())
-                   if not count and not point_id.startswith("toggle|") and point_id not in self.state.examined]
+                   if not count and point_id not in self.state.examined]
         if untried:
             self.state.unreachable.update(unreachable_points(self.design, untried, self.run_dir / "unreachable",
                                                              self.flow.equivalence_time_s, self.sandbox))

@@ -14,6 +14,12 @@ be shown unreachable and listed. Two ways:
 
 A condition on a variable assigned with `=` inside an always block is not used: its value at
 the branch may differ from the net the assertion sees.
+
+A toggle point (one bit of a signal) is unreachable when the bit is constant: the upper bits
+of a sum that cannot carry that far, a register only ever loaded with small values. The bits
+of one signal that never toggled are asserted 0 together, then, if that fails, each bit 0
+or 1 on its own; each proven bit is left out. Bits of signals in generate scopes and
+sub-instances (a `.` in the name) are not tried.
 """
 
 from __future__ import annotations
@@ -230,12 +236,46 @@ def prove(design: Design, claim: Claim, folder: Path, time_s: float, sandbox: bo
     return False
 
 
+_BIT = re.compile(r"^(?P<signal>[A-Za-z_][A-Za-z0-9_$]*)(?:\[\d+\])*$")
+_MAX_TOGGLE_PROOFS = 64
+
+
+def _constant_bits(design: Design, points: list[CoveragePoint], folder: Path, time_s: float,
+                   sandbox: bool | None) -> dict[str, str]:
+    """Toggle point id -> reason, for the never-toggled bits proven constant."""
+    by_signal: dict[tuple[str, int, str], list[tuple[CoveragePoint, str]]] = {}
+    for point in points:
+        bit = _BIT.match(point.kind)
+        if bit and not point.instance:
+            by_signal.setdefault((point.file, point.line, bit["signal"]), []).append((point, point.kind))
+    result: dict[str, str] = {}
+    proofs = 0
+    for (file, line, signal), bits in by_signal.items():
+        if proofs >= _MAX_TOGGLE_PROOFS:
+            break
+        all_zero = " && ".join(f"({reference} == 1'b0)" for _, reference in bits)
+        proofs += 1
+        if prove(design, Claim(file, line, all_zero, ""), folder / f"toggle_{proofs}", time_s, sandbox):
+            result.update({point.id: f"{file}:{line}: {reference} is always 0 (proven)" for point, reference in bits})
+            continue
+        for point, reference in bits if len(bits) <= 8 else ():
+            for value in (0, 1):
+                proofs += 1
+                if prove(design, Claim(file, line, f"({reference} == 1'b{value})", ""), folder / f"toggle_{proofs}",
+                         time_s, sandbox):
+                    result[point.id] = f"{file}:{line}: {reference} is always {value} (proven)"
+                    break
+    return result
+
+
 def unreachable_points(design: Design, uncovered: list[str], folder: Path, time_s: float = 30,
                        sandbox: bool | None = None) -> dict[str, str]:
-    """Point id -> why it is unreachable, for the uncovered line and branch points shown so."""
+    """Point id -> why it is unreachable, for the uncovered points shown so."""
     texts = {str(path.relative_to(design.root)): path.read_text(errors="replace") for path in design.rtl}
     decided: dict[tuple, str | None] = {}
-    result = {}
+    toggles = [point for point in map(CoveragePoint.from_id, uncovered)
+               if point.metric == "toggle" and point.file in texts]
+    result = _constant_bits(design, toggles, folder, time_s, sandbox)
     for point_id in uncovered:
         point = CoveragePoint.from_id(point_id)
         if point.metric == "toggle" or point.file not in texts:
