@@ -61,14 +61,19 @@ def run_cover_compare(arguments: argparse.Namespace) -> int:
     results = [compare_design(load_design(path), policies, arguments.seeds, flow, arguments.out,
                               baseline=policies[0]) for path in arguments.designs]
     write_comparison(results, arguments.out)
-    headers = ("design", *[f"{policy} final" for policy in policies],
-               *[f"{policy} sims to {policies[0]}'s final" for policy in policies[1:]],
+    def per_seed(values: list[int | None]) -> str:
+        return " / ".join("-" if value is None else str(value) for value in values)
+
+    baseline = policies[0]
+    headers = ("design", *[f"{policy} final" for policy in policies], f"{baseline} sims to its final",
+               *[f"{policy} sims to {baseline}'s final (within half?)" for policy in policies[1:]],
                "best expert", "union", "routing")
     rows = []
     for result in results:
         rows.append((result["design"], *[round(result["policies"][policy]["final_mean"], 4) for policy in policies],
-                     *[" / ".join("-" if value is None else str(value)
-                                  for value in result["policies"][policy]["simulations_to_baseline_final"])
+                     per_seed(result["policies"][baseline]["simulations_to_own_final"]),
+                     *[f"{per_seed(result['policies'][policy]['simulations_to_baseline_final'])} "
+                       f"({'yes' if result['policies'][policy]['within_half_of_baseline'] else 'no'})"
                        for policy in policies[1:]],
                      f"{result['experts']['best_single']['expert']} {result['experts']['best_single']['coverage']:.4f}",
                      round(result["experts"]["union"]["coverage"], 4),
