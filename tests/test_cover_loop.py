@@ -144,3 +144,19 @@ def test_icarus_gives_functional_coverage_and_kills_only(small_flow: Path, tmp_p
     assert summary["functional"] > 0.5 and summary["mutation_score"] > 0.5
     assert summary["replay_check"]["passes_on_reference"]
     assert summary["replay_check"]["kill_rate"] == summary["mutation_score"]
+
+
+def test_compare_reports_each_policy_and_the_combinations(small_flow: Path, tmp_path: Path) -> None:
+    from hdlrl.cover.compare import compare_design, simulations_to_reach
+
+    assert simulations_to_reach([0.2, 0.5, 0.5, 0.9], 0.5) == 2 and simulations_to_reach([0.2], 0.5) is None
+    flow = load_cover_flow(small_flow).__class__(**{**load_cover_flow(small_flow).__dict__, "budget": 8})
+    result = compare_design(load_design(DESIGNS_DIR / "traffic_light"), ["random", "cdg"], [0, 1], flow, tmp_path)
+    for policy in ("random", "cdg"):
+        row = result["policies"][policy]
+        assert len(row["curves"]) == 2 and all(len(curve) == 8 for curve in row["curves"])
+        assert all(curve == sorted(curve) for curve in row["curves"])  # coverage never falls
+    assert "within_half_of_baseline" in result["policies"]["cdg"]
+    experts = result["experts"]
+    assert experts["union"]["coverage"] >= experts["best_single"]["coverage"] - 1e-12
+    assert set(experts["strengths"]) == {"random-seed0", "random-seed1", "cdg-seed0", "cdg-seed1"}
