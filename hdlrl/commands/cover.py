@@ -58,8 +58,14 @@ def run_cover_compare(arguments: argparse.Namespace) -> int:
     flow = load_cover_flow(arguments.flow or DEFAULT_COVER_FLOW)
     flow = replace(flow, objective=arguments.objective, **({"budget": arguments.budget} if arguments.budget else {}))
     policies = arguments.policies.split(",")
-    results = [compare_design(load_design(path), policies, arguments.seeds, flow, arguments.out,
-                              baseline=policies[0]) for path in arguments.designs]
+    results, failures = [], []
+    for path in arguments.designs:
+        try:
+            results.append(compare_design(load_design(path), policies, arguments.seeds, flow, arguments.out,
+                                          baseline=policies[0]))
+        except (HdlrlError, HarnessBuildError) as error:
+            failures.append(f"{path.name}: {error}")
+            print(f"hdlrl: not compared: {failures[-1]}", file=sys.stderr)
     write_comparison(results, arguments.out)
     def per_seed(values: list[int | None]) -> str:
         return " / ".join("-" if value is None else str(value) for value in values)
@@ -79,6 +85,7 @@ def run_cover_compare(arguments: argparse.Namespace) -> int:
                      round(result["experts"]["union"]["coverage"], 4),
                      f"{result['experts']['routing']['expert']} {result['experts']['routing']['coverage']:.4f}"))
     if arguments.report:
-        arguments.report.write_text(markdown_table(headers, rows) + "\n")
+        arguments.report.write_text(markdown_table(headers, rows) + "\n"
+                                    + "".join(f"\n- not compared: {failure}" for failure in failures) + "\n")
     print(text_table(headers, rows))
-    return 0
+    return 1 if failures else 0

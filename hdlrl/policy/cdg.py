@@ -23,7 +23,7 @@ from hdlrl.policy.linear_softmax import Decision, LinearSoftmax
 
 STATE_FILE = "cdg_policy.pt"
 SEGMENT_GENERATORS = ("random", "corner", "hold", "sparse", "dense", "burst", "reset", "steer")
-LENGTHS = (8, 32, 128)
+LENGTHS = (16, 64, 256)
 _FEATURES = ("line", "branch", "toggle", "functional")
 
 
@@ -35,7 +35,7 @@ class CoverageDirectedPolicy:
     name = "cdg"
     trainable = True
 
-    def __init__(self, segments: int = 4, learning_rate: float = 0.05):
+    def __init__(self, segments: int = 6, learning_rate: float = 0.05):
         self.segments = segments
         self.actions = [f"{generator}:{length}" for generator in SEGMENT_GENERATORS for length in LENGTHS]
         self.softmax = LinearSoftmax(self.actions, len(_FEATURES) + 1, learning_rate)
