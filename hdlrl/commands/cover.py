@@ -63,6 +63,7 @@ def run_cover_compare(arguments: argparse.Namespace) -> int:
         try:
             results.append(compare_design(load_design(path), policies, arguments.seeds, flow, arguments.out,
                                           baseline=policies[0]))
+            write_comparison(results, arguments.out)  # after every design: a killed comparison keeps what it had
         except (HdlrlError, HarnessBuildError) as error:
             failures.append(f"{path.name}: {error}")
             print(f"hdlrl: not compared: {failures[-1]}", file=sys.stderr)
