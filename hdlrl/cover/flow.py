@@ -33,6 +33,8 @@ class CoverFlow:
     mutants: int = 30
     mutant_seed: int = 0
     equivalence_time_s: float = 30
+    proof_time_s: float = 10
+    unreachable_budget_s: float = 120
     advantage: str = "entropic"
     feedback_lines: int = 5
     objective: str = "coverage"  # set by --objective; not in the YAML

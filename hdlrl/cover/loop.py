@@ -262,7 +262,8 @@ class CoverRun:
                    if not count and point_id not in self.state.examined]
         if untried:
             self.state.unreachable.update(unreachable_points(self.design, untried, self.run_dir / "unreachable",
-                                                             self.flow.equivalence_time_s, self.sandbox))
+                                                             self.flow.proof_time_s, self.sandbox,
+                                                             self.flow.unreachable_budget_s))
             self.state.examined += untried
 
     def cover_state(self) -> CoverState:

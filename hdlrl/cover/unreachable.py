@@ -25,6 +25,7 @@ sub-instances (a `.` in the name) are not tried.
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -240,9 +241,9 @@ _BIT = re.compile(r"^(?P<signal>[A-Za-z_][A-Za-z0-9_$]*)(?:\[\d+\])*$")
 _MAX_TOGGLE_PROOFS = 64
 
 
-def _constant_bits(design: Design, points: list[CoveragePoint], folder: Path, time_s: float,
+def _constant_bits(design: Design, points: list[CoveragePoint], folder: Path, time_s: float, deadline: float,
                    sandbox: bool | None) -> dict[str, str]:
-    """Toggle point id -> reason, for the never-toggled bits proven constant."""
+    """Toggle point id -> reason, for the never-toggled bits proven constant before `deadline`."""
     by_signal: dict[tuple[str, int, str], list[tuple[CoveragePoint, str]]] = {}
     for point in points:
         bit = _BIT.match(point.kind)
@@ -250,32 +251,35 @@ def _constant_bits(design: Design, points: list[CoveragePoint], folder: Path, ti
             by_signal.setdefault((point.file, point.line, bit["signal"]), []).append((point, point.kind))
     result: dict[str, str] = {}
     proofs = 0
+    def left() -> float:
+        return min(time_s, deadline - time.monotonic())
+
     for (file, line, signal), bits in by_signal.items():
-        if proofs >= _MAX_TOGGLE_PROOFS:
+        if proofs >= _MAX_TOGGLE_PROOFS or left() <= 0:
             break
         all_zero = " && ".join(f"({reference} == 1'b0)" for _, reference in bits)
         proofs += 1
-        if prove(design, Claim(file, line, all_zero, ""), folder / f"toggle_{proofs}", time_s, sandbox):
+        if prove(design, Claim(file, line, all_zero, ""), folder / f"toggle_{proofs}", left(), sandbox):
             result.update({point.id: f"{file}:{line}: {reference} is always 0 (proven)" for point, reference in bits})
             continue
         for point, reference in bits if len(bits) <= 8 else ():
             for value in (0, 1):
                 proofs += 1
-                if prove(design, Claim(file, line, f"({reference} == 1'b{value})", ""), folder / f"toggle_{proofs}",
-                         time_s, sandbox):
+                if left() > 0 and prove(design, Claim(file, line, f"({reference} == 1'b{value})", ""),
+                                        folder / f"toggle_{proofs}", left(), sandbox):
                     result[point.id] = f"{file}:{line}: {reference} is always {value} (proven)"
                     break
     return result
 
 
 def unreachable_points(design: Design, uncovered: list[str], folder: Path, time_s: float = 30,
-                       sandbox: bool | None = None) -> dict[str, str]:
-    """Point id -> why it is unreachable, for the uncovered points shown so."""
+                       sandbox: bool | None = None, budget_s: float = 120) -> dict[str, str]:
+    """Point id -> why it is unreachable, for the uncovered points shown so within `budget_s`
+    (each proof at most `time_s`): the line and branch points first, the toggle points after."""
+    deadline = time.monotonic() + budget_s
     texts = {str(path.relative_to(design.root)): path.read_text(errors="replace") for path in design.rtl}
     decided: dict[tuple, str | None] = {}
-    toggles = [point for point in map(CoveragePoint.from_id, uncovered)
-               if point.metric == "toggle" and point.file in texts]
-    result = _constant_bits(design, toggles, folder, time_s, sandbox)
+    result: dict[str, str] = {}
     for point_id in uncovered:
         point = CoveragePoint.from_id(point_id)
         if point.metric == "toggle" or point.file not in texts:
@@ -284,9 +288,12 @@ def unreachable_points(design: Design, uncovered: list[str], folder: Path, time_
         if key not in decided:
             claim = claim_for(point, texts[point.file])
             decided[key] = None
-            if claim is not None and (claim.full_case or prove(design, claim, folder / f"proof_{len(decided)}",
-                                                               time_s, sandbox)):
+            remaining = min(time_s, deadline - time.monotonic())
+            if claim is not None and (claim.full_case or remaining > 0 and prove(
+                    design, claim, folder / f"proof_{len(decided)}", remaining, sandbox)):
                 decided[key] = claim.reason
         if decided[key]:
             result[point_id] = decided[key]
-    return result
+    toggles = [point for point in map(CoveragePoint.from_id, uncovered)
+               if point.metric == "toggle" and point.file in texts]
+    return result | _constant_bits(design, toggles, folder, time_s, deadline, sandbox)
