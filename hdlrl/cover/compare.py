@@ -18,6 +18,7 @@ Reported per design:
 
 from __future__ import annotations
 
+import html
 import json
 import statistics
 from dataclasses import dataclass, replace
@@ -25,7 +26,9 @@ from pathlib import Path
 
 from hdlrl.cover.flow import CoverFlow
 from hdlrl.cover.loop import CoverRun
+from hdlrl.cover.report import svg_coverage_comparison
 from hdlrl.design import Design
+from hdlrl.html_report import html_page
 from hdlrl.policy import make_policy
 
 
@@ -100,5 +103,13 @@ def compare_design(design: Design, policies: list[str], seeds: list[int], flow: 
 
 
 def write_comparison(results: list[dict], out: Path) -> None:
+    """compare.json, and compare.html: per design the overall coverage against simulations,
+    every policy's seeds and their mean."""
     out.mkdir(parents=True, exist_ok=True)
     (out / "compare.json").write_text(json.dumps(results, indent=1))
+    body = []
+    for result in results:
+        curves = {policy: [[{"simulations": index + 1, "overall": value} for index, value in enumerate(curve)]
+                           for curve in row["curves"]] for policy, row in result["policies"].items()}
+        body += [f"<h2>{html.escape(result['design'])}</h2>", svg_coverage_comparison(curves, "overall")]
+    (out / "compare.html").write_text(html_page("hdlrl cover-compare", body))
