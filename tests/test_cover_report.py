@@ -95,7 +95,7 @@ def test_totals_functional_mutants_and_points(page: str) -> None:
     assert "<tr><td>not simulated (refused or failed)</td><td>1</td></tr>" in page
     assert "<tr><td>simulations</td><td>3</td></tr>" in page
     assert "<tr><td>ops</td><td>1</td><td>2</td><td>0.5</td><td>op.sub</td></tr>" in page
-    assert "<tr><td>flags</td><td>1</td><td>1</td><td>1.0</td><td>-</td></tr>" in page
+    assert "<tr><td>flags</td><td>1</td><td>1</td><td>1</td><td>-</td></tr>" in page
     assert "<td>program 0</td>" in page and "<td>survived</td>" in page
     assert "<tr><td>line</td><td>rtl/m.v:4</td><td>elsif</td><td>-</td></tr>" in page  # uncovered
     assert f"<tr><td>line</td><td>rtl/m.v:5</td><td>else</td><td>{REASON}</td></tr>" in page  # left out
