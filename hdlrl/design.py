@@ -67,6 +67,7 @@ class Design:
     data_files: tuple[Path, ...] = ()
     include_dirs: tuple[Path, ...] = ()
     objective: Objective = field(default_factory=Objective)
+    coverage_targets: tuple[tuple[str, float], ...] = ()  # per metric, over the flow's (`hdlrl cover`)
 
     @property
     def is_combinational(self) -> bool:
@@ -139,7 +140,7 @@ def load_design(design_dir: str | Path) -> Design:
     if not isinstance(data, dict):
         raise HdlrlError("design.yaml must be a mapping of fields", path, 1)
     known = {"name", "top", "description", "rtl", "testbench", "clocks", "reset", "interface",
-             "objective", "data_files", "include_dirs"}
+             "objective", "data_files", "include_dirs", "coverage_targets"}
     for key in data:
         if key not in known:
             raise document.error(str(key), f"unknown field (known: {', '.join(sorted(known))})")
@@ -187,6 +188,16 @@ def load_design(design_dir: str | Path) -> Design:
         key: read.get(objective_data, f"objective.{key}", float, 1.0) for key in ("area", "delay", "power")
     })
 
+    targets_data = read.get(data, "coverage_targets", dict, {})
+    targets = []
+    for metric in targets_data:
+        if metric not in ("line", "branch", "toggle", "functional"):
+            raise document.error(f"coverage_targets.{metric}", "unknown metric (known: branch, functional, line, toggle)")
+        value = read.get(targets_data, f"coverage_targets.{metric}", float)
+        if not 0 <= value <= 1:
+            raise document.error(f"coverage_targets.{metric}", "must be a fraction from 0 to 1")
+        targets.append((metric, value))
+
     return Design(
         name=read.get(data, "name", str, root.name),
         root=root,
@@ -200,4 +211,5 @@ def load_design(design_dir: str | Path) -> Design:
         data_files=read.files(data, "data_files", root, ()),
         include_dirs=read.files(data, "include_dirs", root, ()),
         objective=objective,
+        coverage_targets=tuple(targets),
     )

@@ -49,6 +49,9 @@ def test_valid_design_loads(tmp_path: Path) -> None:
     assert design.clocks[0].period_ns == 5.0
     assert design.reset.polarity == "low" and design.reset.kind == "async"
     assert not design.is_combinational
+    assert design.coverage_targets == ()
+    targeted = load_design(write_design(tmp_path, VALID + "coverage_targets: {line: 1.0, toggle: 0.8}\n"))
+    assert dict(targeted.coverage_targets) == {"line": 1.0, "toggle": 0.8}
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -62,6 +65,8 @@ def test_valid_design_loads(tmp_path: Path) -> None:
     (VALID.replace("pass_pattern: PASS", "pass_pattern: '(unclosed'"), r"testbench.pass_pattern: invalid regular"),
     (VALID.replace("clocks:\n", "clocks: [\n"), r"design.yaml:\d+: invalid YAML"),
     (VALID.replace("testbench:", "testbench: 7\nx:"), r"design.yaml:\d+: "),
+    (VALID + "coverage_targets: {lines: 0.9}\n", r"design.yaml:11: coverage_targets.lines: unknown metric"),
+    (VALID + "coverage_targets: {line: 95}\n", r"design.yaml:11: coverage_targets.line: must be a fraction"),
 ])
 def test_malformed_design_yaml_names_file_line_and_field(tmp_path: Path, text: str, expected: str) -> None:
     write_design(tmp_path, text)

@@ -250,10 +250,16 @@ class CoverRun:
         live = len(self.mutants) + len(self.hanging)
         return (len(self.state.killed) + len(self.hanging)) / live if live else None
 
+    @property
+    def targets(self) -> dict[str, float]:
+        """The flow's targets, each overridden where the design's `coverage_targets` names the metric
+        (CVDP's pass rule: per-metric targets per design)."""
+        return {**self.flow.targets, **dict(self.design.coverage_targets)}
+
     def targets_met(self) -> bool:
         fractions = self.fractions()
         return all(fractions.get(metric) is None or fractions[metric] >= target - 1e-12
-                   for metric, target in self.flow.targets.items())
+                   for metric, target in self.targets.items())
 
     def examine_uncovered(self) -> None:
         """Try to show each uncovered point not tried before unreachable (`hdlrl.cover.unreachable`);

@@ -162,9 +162,9 @@ def write_outputs(run: CoverRun) -> dict:
         "hanging_mutants": len(run.hanging), "unbuildable_mutants": len(run.unbuildable),
         "simulations": run.state.simulations, "proposed": run.state.proposed, "refused": run.state.refused,
         "final_programs": len(final.entries), "final_cycles": final.files.cycles,
-        "unreachable": len(run.state.unreachable), "targets": run.flow.targets,
+        "unreachable": len(run.state.unreachable), "targets": run.targets,
         "targets_met": all((totals.get(metric, {}).get("fraction") or 0.0) >= target - 1e-12
-                           for metric, target in run.flow.targets.items()
+                           for metric, target in run.targets.items()
                            if totals.get(metric, {}).get("fraction") is not None),
         "testbench": str(final.files.testbench),
         "replay": str(final.files.run_script),
