@@ -121,6 +121,21 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--out", type=Path, default=Path("runs/cover-compare"))
     compare.add_argument("--report", type=Path, help="also write a Markdown table to this file")
 
+    summarize = commands.add_parser("summarize", help="checked, hierarchical summaries of HDL modules, as a batch job")
+    summarize.add_argument("inputs", nargs="*", metavar="PATH_OR_GLOB", help="HDL files, folders or globs")
+    summarize.add_argument("--out", type=Path, help="JSON lines, one per module (default: summaries.jsonl)")
+    summarize.add_argument("--policy", default="compose", help="compose (embedded), hf:PATH_OR_NAME or openai:URL")
+    summarize.add_argument("--policy-option", action="append", metavar="KEY=VALUE",
+                           help="a keyword option of the policy backend, repeatable")
+    summarize.add_argument("--resume", action="store_true", help="keep the rows already in --out and skip their ids")
+    summarize.add_argument("--include", "-I", type=Path, action="append", default=[], help="include directory")
+    summarize.add_argument("--define", "-D", action="append", default=[], metavar="NAME[=VALUE]", help="macro")
+    summarize.add_argument("--flow", type=Path, help="summarize flow YAML (default: flows/summarize.yaml)")
+    summarize.add_argument("--eval", type=Path, metavar="REFS.jsonl",
+                           help="score the summaries in --out against reference descriptions instead")
+    summarize.add_argument("--json", action="store_true", help="print the batch's totals as JSON")
+    _add_executor_arguments(summarize)
+
     importer = commands.add_parser("import", help="import benchmark designs into the design format")
     importer.add_argument("suite", choices=("rtllm",))
     importer.add_argument("source", type=Path)
@@ -192,6 +207,10 @@ def main(argv: list[str] | None = None) -> int:
             from hdlrl.commands.cover import run_cover_compare
 
             return run_cover_compare(arguments)
+        if arguments.command == "summarize":
+            from hdlrl.commands.summarize import run_summarize
+
+            return run_summarize(arguments)
         if arguments.command == "import":
             from hdlrl.importers.rtllm import run_import
 

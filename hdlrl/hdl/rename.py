@@ -7,6 +7,9 @@ or a string, or as part of a longer identifier, is left alone; and only where th
 module (after `module`, or as the type of an instance), so that a signal or memory that
 shares the module's name (`reg [7:0] RAM [0:11]` in module RAM) keeps it, and the proof can
 still match it by name.
+
+`rename_identifiers` renames any identifiers (the summariser's rename-robustness check
+alpha-renames a module's internals with it).
 """
 
 from __future__ import annotations
@@ -50,3 +53,17 @@ def prefix_modules(texts: list[str], prefix: str = REFERENCE_PREFIX) -> list[str
     names = {name for text in texts for name in defined_modules(text)}
     renames = {name: prefix + name for name in names}
     return [rename_modules(text, renames) for text in texts]
+
+
+def rename_identifiers(text: str, renames: dict[str, str]) -> str:
+    """`text` with every identifier in `renames` replaced, layout kept, except a name right after
+    `.` (a named port connection or a hierarchical reference names something of another module)."""
+    tokens = tokenize(text)
+    pieces = []
+    position = 0
+    for index, token in enumerate(tokens):
+        if token.kind == "identifier" and token.text in renames and not (index and tokens[index - 1].text == "."):
+            pieces += [text[position:token.start], renames[token.text]]
+            position = token.start + len(token.text)
+    pieces.append(text[position:])
+    return "".join(pieces)

@@ -6,8 +6,9 @@ about a second and prints table-generation chatter, so one parser is built lazil
 tables are pickled into the hdlrl cache, and nothing is printed. pyverilog runs no
 preprocessor (its lexer silently swallows every directive line), so the few directives real
 RTL uses are handled here: `timescale and similar header directives are set aside and put
-back on unparse, simple `define macros are expanded, `ifdef blocks are resolved, and anything
-else (`include, macros with arguments) is a clear error. Two common forms outside pyverilog's
+back on unparse, simple `define macros are expanded, `ifdef blocks are resolved, `include is
+resolved in the file's own folder and the include folders given, and anything else (macros
+with arguments, other directives) is a clear error. Two common forms outside pyverilog's
 grammar are rewritten into equivalent Verilog-2001 first (see `desugar`).
 """
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 import os
 import re
 import threading
+from collections.abc import Sequence
 from functools import cache
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +45,7 @@ class ParsedSource:
 
     tree: ast.Source
     header: tuple[str, ...]
+    text: str = ""  # what pyverilog parsed (directives resolved, the file's lines kept); empty after a rewrite
 
 
 class IndexedPartselect(ast.Node):
@@ -147,55 +150,104 @@ def shared_parser() -> _QuietParser:
     return _parser
 
 
-def preprocess(text: str, path: Path | None = None) -> tuple[str, tuple[str, ...]]:
+def preprocess(text: str, path: Path | None = None, defines: dict[str, str] | None = None,
+               include_dirs: Sequence[Path] = ()) -> tuple[str, tuple[str, ...]]:
     """`text` with directives resolved, line numbers kept, and the header directives set aside.
 
-    Every directive line becomes an empty line so that AST line numbers match the file.
+    Every directive line becomes an empty line so that AST line numbers match the file; an
+    `include line holds the included file's tokens instead. `defines` are the macros known
+    before the first line (as -D gives them).
     """
-    macros: dict[str, str] = {}
-    header: list[str] = []
-    active: list[bool] = []  # one entry per open `ifdef: is its current branch kept?
-    taken: list[bool] = []  # has any branch of that `ifdef been kept?
-    lines = []
-    for number, line in enumerate(text.split("\n"), start=1):
-        directive = _DIRECTIVE.match(line)
-        keeping = all(active)
-        if directive is None:
-            lines.append(_expand_macros(line, macros, path, number) if keeping else "")
-            continue
-        name, rest = directive.group(1), directive.group(2).split("//")[0].strip()
-        if name in ("ifdef", "ifndef"):
-            keep = (rest in macros) == (name == "ifdef")
-            active.append(keep)
-            taken.append(keep)
-        elif name in ("elsif", "else"):
-            if not active:
-                raise HdlrlError(f"`{name} without `ifdef", path, number)
-            keep = not taken[-1] and (name == "else" or rest in macros)
-            active[-1] = keep
-            taken[-1] = taken[-1] or keep
-        elif name == "endif":
-            if not active:
-                raise HdlrlError("`endif without `ifdef", path, number)
-            active.pop()
-            taken.pop()
-        elif not keeping:
-            pass
-        elif name == "define":
-            macro, _, body = rest.partition(" ")
-            if "(" in macro:
-                raise HdlrlError(f"macro with arguments `{macro} is not supported", path, number)
-            macros[macro] = body.strip()
-        elif name == "undef":
-            macros.pop(rest, None)
-        elif name in HEADER_DIRECTIVES:
-            header.append(line.strip())
-        else:
-            raise HdlrlError(f"compiler directive `{name} is not supported by the AST tools", path, number)
-        lines.append("")
-    if active:
-        raise HdlrlError("`ifdef without `endif", path)
-    return "\n".join(lines), tuple(header)
+    preprocessor = _Preprocessor(dict(defines or {}), tuple(include_dirs))
+    lines = preprocessor.lines(text, path, depth=0)
+    return "\n".join(lines), tuple(preprocessor.header)
+
+
+_MAX_INCLUDE_DEPTH = 16  # deeper nesting is a cycle in practice
+
+
+class _Preprocessor:
+    """Macros and header directives shared by a file and the files it includes."""
+
+    def __init__(self, macros: dict[str, str], include_dirs: tuple[Path, ...]):
+        self.macros = macros
+        self.include_dirs = include_dirs
+        self.header: list[str] = []
+
+    def lines(self, text: str, path: Path | None, depth: int) -> list[str]:
+        """The lines of `text` with directives resolved: one output line per input line."""
+        macros = self.macros  # shared with the includer: a define in an included file holds after it
+        active: list[bool] = []  # one entry per open `ifdef: is its current branch kept?
+        taken: list[bool] = []  # has any branch of that `ifdef been kept?
+        lines = []
+        for number, line in enumerate(text.split("\n"), start=1):
+            directive = _DIRECTIVE.match(line)
+            keeping = all(active)
+            if directive is None:
+                lines.append(_expand_macros(line, macros, path, number) if keeping else "")
+                continue
+            name, rest = directive.group(1), directive.group(2).split("//")[0].strip()
+            resolved = ""
+            if name in ("ifdef", "ifndef"):
+                keep = (rest in macros) == (name == "ifdef")
+                active.append(keep)
+                taken.append(keep)
+            elif name in ("elsif", "else"):
+                if not active:
+                    raise HdlrlError(f"`{name} without `ifdef", path, number)
+                keep = not taken[-1] and (name == "else" or rest in macros)
+                active[-1] = keep
+                taken[-1] = taken[-1] or keep
+            elif name == "endif":
+                if not active:
+                    raise HdlrlError("`endif without `ifdef", path, number)
+                active.pop()
+                taken.pop()
+            elif not keeping:
+                pass
+            elif name == "define":
+                macro, _, body = rest.partition(" ")
+                if "(" in macro:
+                    raise HdlrlError(f"macro with arguments `{macro} is not supported", path, number)
+                macros[macro] = body.strip()
+            elif name == "undef":
+                macros.pop(rest, None)
+            elif name in HEADER_DIRECTIVES:
+                self.header.append(line.strip())
+            elif name == "include":
+                resolved = self._include(rest, path, number, depth)
+            else:
+                raise HdlrlError(f"compiler directive `{name} is not supported by the AST tools", path, number)
+            lines.append(resolved)
+        if active:
+            raise HdlrlError("`ifdef without `endif", path)
+        return lines
+
+    def _include(self, argument: str, path: Path | None, number: int, depth: int) -> str:
+        """The included file's tokens on one line (comments dropped), so the includer's lines stay put."""
+        quoted = re.fullmatch(r'"([^"]+)"', argument)
+        if quoted is None:
+            raise HdlrlError("`include needs a quoted file name", path, number)
+        if depth >= _MAX_INCLUDE_DEPTH:
+            raise HdlrlError(f"`include \"{quoted.group(1)}\" nests too deep (an include cycle?)", path, number)
+        included = self._find(quoted.group(1), path, number)
+        lines = self.lines(included.read_text(), included, depth + 1)
+        return " ".join(token.text for token in tokenize("\n".join(lines)))
+
+    def _find(self, name: str, path: Path | None, number: int) -> Path:
+        """`name` in the including file's folder, else in the include folders, in order; never outside them."""
+        folders = ([path.parent] if path is not None else []) + list(self.include_dirs)
+        if Path(name).is_absolute():
+            raise HdlrlError(f"`include \"{name}\" must be relative to the include folders", path, number)
+        for folder in folders:
+            base = folder.resolve()
+            candidate = (base / name).resolve()
+            if not candidate.is_relative_to(base):
+                raise HdlrlError(f"`include \"{name}\" resolves outside its folder {folder}", path, number)
+            if candidate.is_file():
+                return candidate
+        searched = ", ".join(str(folder) for folder in folders) or "no folder (no file path or include folders given)"
+        raise HdlrlError(f"`include \"{name}\" not found in {searched}", path, number)
 
 
 def _expand_macros(line: str, macros: dict[str, str], path: Path | None, number: int) -> str:
@@ -254,7 +306,9 @@ def desugar(text: str) -> str:
             if token.text == ";":
                 in_assign = False
             elif token.text == "," and depth == 0:
-                edits[index] = "; assign"
+                # the new `assign` goes on the next target's line, where a reader expects that assignment
+                edits[index] = ";"
+                edits[index + 1] = f"assign {tokens[index + 1].text}"
         if (kind := _loop_declaration(tokens, index)) is not None:
             header = _header_end(tokens, module)
             name = tokens[index + 3].text
@@ -268,9 +322,13 @@ def desugar(text: str) -> str:
     return text
 
 
-def parse_verilog(text: str, path: Path | None = None) -> ParsedSource:
-    """The AST of `text`; a syntax error is an HdlrlError with the file and line."""
-    source, header = preprocess(text, path)
+def parse_verilog(text: str, path: Path | None = None, defines: dict[str, str] | None = None,
+                  include_dirs: Sequence[Path] = ()) -> ParsedSource:
+    """The AST of `text`; a syntax error is an HdlrlError with the file and line.
+
+    `defines` and `include_dirs` are as for `preprocess`.
+    """
+    source, header = preprocess(text, path, defines, include_dirs)
     source = desugar(source)
     try:
         with _parser_lock:
@@ -279,7 +337,7 @@ def parse_verilog(text: str, path: Path | None = None) -> ParsedSource:
         line = _PARSE_ERROR_LINE.search(str(error))
         detail = str(error).rpartition(": ")[2]
         raise HdlrlError(f"pyverilog cannot parse this Verilog (error before {detail})", path, int(line.group(1)) if line else None)
-    return ParsedSource(tree, header)
+    return ParsedSource(tree, header, source)
 
 
 def unparse(parsed: ParsedSource | ast.Node) -> str:

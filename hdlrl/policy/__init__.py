@@ -3,7 +3,7 @@
 Every policy speaks the `Policy` protocol of `hdlrl.policy.base`, one backend per file:
 `rewrite` (architecture rewrites and synthesis recipes, for `hdlrl optimize`), `cdg`
 (coverage-directed stimulus generators) and `random` (constrained random, frozen), both for
-`hdlrl cover`, `hf:PATH_OR_NAME` (a local transformers model with a LoRA adapter that learns)
+`hdlrl cover`, `compose` (summaries composed from the facts, for `hdlrl summarize`), `hf:PATH_OR_NAME` (a local transformers model with a LoRA adapter that learns)
 and `openai:URL` (a frozen model behind a chat-completions server); the last two serve both jobs.
 Backends are imported only when asked for, so the search runs without torch or transformers
 unless an LLM policy is chosen.
@@ -17,7 +17,7 @@ from typing import Any
 from hdlrl.errors import HdlrlError
 from hdlrl.policy.base import Policy
 
-POLICY_SPECS = "rewrite, cdg, random, hf:PATH_OR_NAME, openai:URL"
+POLICY_SPECS = "rewrite, cdg, random, compose, hf:PATH_OR_NAME, openai:URL"
 
 
 def policy_options(pairs: list[str]) -> dict:
@@ -49,6 +49,10 @@ def make_policy(spec: str, **options: Any) -> Policy:
         from hdlrl.policy.random_stimulus import RandomStimulusPolicy
 
         return RandomStimulusPolicy(**options)
+    if spec == "compose":
+        from hdlrl.policy.compose import ComposePolicy
+
+        return ComposePolicy(**options)
     if kind == "hf" and argument:
         try:
             from hdlrl.policy.hf import HuggingFacePolicy

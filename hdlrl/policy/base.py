@@ -2,7 +2,8 @@
 
 A policy is shown a state and proposes k samples: rewrites of a design for `hdlrl optimize`
 (a `DesignState`), stimulus programs for `hdlrl cover` (a `CoverState`, and each sample's
-`text` a stimulus program in JSON, `hdlrl.cover.stimulus`).
+`text` a stimulus program in JSON, `hdlrl.cover.stimulus`), summaries for `hdlrl summarize`
+(a `SummaryState`, each sample's `text` a summary).
 
 The optimiser shows a policy a `DesignState` (a design's current RTL and what the gate said
 about it), asks for `k` candidate rewrites (`Sample`s), has the gate score them, and hands
@@ -55,7 +56,23 @@ class CoverState:
     state_id: str = ""
 
 
-State = DesignState | CoverState
+@dataclass
+class SummaryState:
+    """What a summary policy (`hdlrl summarize`) sees: a module, its facts, the summary so far, and
+    the one edit the search asks for (`hdlrl.summarize.search.ACTIONS`)."""
+
+    module: str
+    source: str  # the module's Verilog text
+    facts: Any  # hdlrl.hdl.facts.ModuleFacts
+    action: str  # single_shot, refine_block, merge, context, compress
+    document: Any  # hdlrl.summarize.document.Document: the summary so far
+    block: int | None = None  # refine_block: which block
+    children: dict[str, str] = field(default_factory=dict)  # instantiated module -> its summary
+    child_behaviours: tuple[str, ...] = ()  # behaviours the children's summaries establish
+    state_id: str = ""
+
+
+State = DesignState | CoverState | SummaryState
 
 
 @dataclass

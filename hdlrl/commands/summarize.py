@@ -1,0 +1,80 @@
+"""`hdlrl summarize`: summarise every module of many HDL files, one JSON line each, resumably."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from tqdm import tqdm
+
+from hdlrl.errors import HdlrlError
+from hdlrl.evaluate.executors import make_executor
+from hdlrl.policy import policy_options
+from hdlrl.report import text_table
+from hdlrl.summarize.batch import expand_inputs, plan_batch, read_written
+from hdlrl.summarize.flow import DEFAULT_SUMMARIZE_FLOW, load_summarize_flow
+
+
+def _defines(pairs: list[str]) -> dict[str, str]:
+    return {name: value for name, _, value in (pair.partition("=") for pair in pairs)}
+
+
+def batch_totals(rows: list[dict]) -> dict:
+    """Counts by status and mean scores over the rows that have them."""
+    scored = [row for row in rows if row.get("scores")]
+    totals: dict = {"modules": len(rows), "ok": sum(row["status"] == "ok" for row in rows),
+                    "errors": sum(row["status"] == "error" for row in rows),
+                    "timeouts": sum(row["status"] == "timeout" for row in rows),
+                    "hallucinated": sum(len(row["hallucinated"]) for row in rows)}
+    for key in ("fc", "lca", "fluency", "total"):
+        totals[key] = round(sum(row["scores"][key] for row in scored) / len(scored), 4) if scored else None
+        totals[f"single_shot_{key}"] = (round(sum(row["single_shot"][key] for row in scored) / len(scored), 4)
+                                        if scored else None)
+    totals["parsers"] = {parser: sum(row.get("parser") == parser for row in rows) for parser in ("pyverilog", "pyslang")}
+    return totals
+
+
+def run_summarize(arguments: argparse.Namespace) -> int:
+    out: Path = arguments.out or Path("summaries.jsonl")
+    if arguments.eval:
+        from hdlrl.summarize.evaluate import run_eval
+
+        return run_eval(out, arguments.eval, arguments.json)
+    if not arguments.inputs:
+        raise HdlrlError("name the HDL files, folders or globs to summarise")
+    flow = load_summarize_flow(arguments.flow or DEFAULT_SUMMARIZE_FLOW)
+    files = expand_inputs(arguments.inputs)
+    written = read_written(out) if arguments.resume else {}
+    plan = plan_batch(files, arguments.policy, policy_options(arguments.policy_option or []), flow, written,
+                      arguments.include, _defines(arguments.define))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    rows = list(written.values())
+    progress = tqdm(total=plan.modules, initial=len(written), unit="module", desc="summarize", file=sys.stderr,
+                    disable=arguments.json or None)
+    executor = make_executor(arguments.executor, arguments.workers, arguments.ray_address)
+    try:
+        with out.open("a" if arguments.resume else "w") as handle:
+            def write(row: dict) -> None:
+                handle.write(json.dumps(row) + "\n")
+                handle.flush()
+                rows.append(row)
+                progress.update(1)
+
+            for row in plan.unread:
+                write(row)
+            for job_rows in executor.map(plan.jobs):
+                for row in job_rows:
+                    write(row)
+    finally:
+        executor.close()
+        progress.close()
+    totals = batch_totals(rows)
+    if arguments.json:
+        print(json.dumps(totals, indent=2))
+    else:
+        print(text_table(("field", "value"), [(key, value) for key, value in totals.items() if key != "parsers"]
+                         + [("parsers", ", ".join(f"{k} {v}" for k, v in totals["parsers"].items()))]))
+        print(f"rows: {out}")
+    return 0

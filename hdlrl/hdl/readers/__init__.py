@@ -1,0 +1,1 @@
+"""Parser front ends that turn Verilog text into hdlrl.hdl.ir modules."""

@@ -1,0 +1,150 @@
+"""Read HDL files into modules: pyverilog first, pyslang for what it rejects, and never a module lost.
+
+pyverilog reads a whole file or nothing, so when it rejects a file each module is tried on
+its own (the other modules blanked out, line numbers kept), and a module it still rejects
+goes to pyslang. A module neither parser reads is reported with both reasons rather than
+dropped; `Module.parser` records which parser served each one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from hdlrl.errors import HdlrlError
+from hdlrl.hdl.ir import Block, Module
+from hdlrl.hdl.lexer import tokenize
+from hdlrl.hdl.readers import pyslang_reader, pyverilog_reader
+
+
+@dataclass(frozen=True)
+class UnreadModule:
+    """A module neither parser could read (or a file without any module): the row records why."""
+
+    path: str
+    name: str | None
+    line: int | None
+    reason: str  # one line
+
+
+def module_spans(text: str) -> list[tuple[str | None, int, int]]:
+    """(name, first line, last line) of each `module ... endmodule` in `text`."""
+    spans = []
+    tokens = tokenize(text)
+    start = None
+    for index, token in enumerate(tokens):
+        if token.text in ("module", "macromodule") and start is None:
+            start = index
+        elif token.text == "endmodule" and start is not None:
+            name = tokens[start + 1].text if start + 1 < len(tokens) and tokens[start + 1].kind == "identifier" else None
+            spans.append((name, tokens[start].line, token.line))
+            start = None
+    return spans
+
+
+def _only(text: str, first: int, last: int, spans: list[tuple[str | None, int, int]]) -> str:
+    """`text` with every module but the one on lines first..last blanked, line numbers kept."""
+    lines = text.split("\n")
+    for _, start, end in spans:
+        if (start, end) != (first, last):
+            for number in range(start - 1, end):
+                lines[number] = ""
+    return "\n".join(lines)
+
+
+def read_source(path: Path, include_dirs: Sequence[Path] = (), defines: dict[str, str] | None = None,
+                ) -> tuple[list[Module], list[UnreadModule]]:
+    """The modules of one file, and those that could not be read with the reason."""
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        return [], [UnreadModule(str(path), None, None, f"cannot read the file: {error}")]
+    name = str(path)
+    try:
+        return pyverilog_reader.read_modules(text, name, defines, include_dirs), []
+    except HdlrlError:
+        pass
+    spans = module_spans(text)
+    if not spans:
+        return [], [UnreadModule(name, None, None, "no module ... endmodule in the file")]
+    modules, unread = [], []
+    for module_name, first, last in spans:
+        alone = _only(text, first, last, spans)
+        reasons = []
+        for reader in (pyverilog_reader, pyslang_reader):
+            try:
+                modules += reader.read_modules(alone, name, defines, include_dirs)
+                break
+            except HdlrlError as error:
+                reasons.append(f"{reader.__name__.rpartition('.')[2].removesuffix('_reader')}: {error.message}"
+                               + (f" (line {error.line})" if error.line else ""))
+        else:
+            unread.append(UnreadModule(name, module_name, first, "; ".join(reasons)))
+    return modules, unread
+
+
+def instantiated(blocks: Iterable[Block]) -> list[str]:
+    """The modules instantiated by `blocks` (generate regions included), in source order, each once."""
+    found: dict[str, None] = {}
+    for block in blocks:
+        if block.kind == "instance" and block.module:
+            found[block.module] = None
+        found.update(dict.fromkeys(instantiated(block.blocks)))
+    return list(found)
+
+
+class Hierarchy:
+    """The instance hierarchy of a batch of modules.
+
+    A child is looked up in the parent's own file first, then among all modules (module names
+    repeat across a repository of designs); an instantiated module that is not in the batch
+    is left out.
+    """
+
+    def __init__(self, modules: list[Module]):
+        self.modules = modules
+        self._by_file = {(module.path, module.name): module for module in modules}
+        self._by_name: dict[str, Module] = {}
+        for module in modules:
+            self._by_name.setdefault(module.name, module)
+
+    def children(self, module: Module) -> list[Module]:
+        found = [self._by_file.get((module.path, name)) or self._by_name.get(name)
+                 for name in instantiated(module.blocks)]
+        return [child for child in found if child is not None and child is not module]
+
+    def groups(self) -> list[list[Module]]:
+        """Modules connected by instantiation, children before parents; groups in order of first module."""
+        index = {id(module): position for position, module in enumerate(self.modules)}
+        root = list(range(len(self.modules)))
+
+        def find(position: int) -> int:
+            while root[position] != position:
+                root[position] = root[root[position]]
+                position = root[position]
+            return position
+
+        for module in self.modules:
+            for child in self.children(module):
+                root[find(index[id(child)])] = find(index[id(module)])
+        members: dict[int, list[Module]] = {}
+        for module in self.modules:
+            members.setdefault(find(index[id(module)]), []).append(module)
+        return [self._post_order(group) for group in members.values()]
+
+    def _post_order(self, group: list[Module]) -> list[Module]:
+        placed: dict[int, Module] = {}
+        visiting: set[int] = set()
+
+        def visit(module: Module) -> None:
+            if id(module) in placed or id(module) in visiting:  # a cycle is cut where it closes
+                return
+            visiting.add(id(module))
+            for child in self.children(module):
+                visit(child)
+            placed[id(module)] = module
+
+        for module in group:
+            visit(module)
+        return list(placed.values())

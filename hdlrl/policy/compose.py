@@ -1,0 +1,227 @@
+"""The embedded summary policy: candidate summaries composed from the facts, needing no weights.
+
+For each block it writes candidates at three abstraction levels (what the block is and
+drives; with its reset, counters and behaviours; with what it reads and its state
+transitions), each in two phrasings (one sentence, or several short ones). For the module it
+composes from the facts and the block summaries chosen so far (merge), adds what the
+children's summaries establish (context), and drops sentences the block summaries already
+say (compress). Every sentence is phrased so that `hdlrl.summarize.claims` reads back exactly
+the facts it came from, and identifiers appear only in backticks, in source order: the same
+module with its identifiers renamed gets the same candidates, renamed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hdlrl.hdl.facts import BlockFacts, ModuleFacts
+from hdlrl.policy.base import Sample, State, SummaryState, UpdateStats
+from hdlrl.summarize.claims import Scope, check, sentence_claims, sentences
+from hdlrl.summarize.document import Document
+
+LEVELS = ("brief", "standard", "detailed")
+PHRASINGS = ("joined", "split")
+BEHAVIOUR_PHRASES = {
+    "addition": "addition", "subtraction": "subtraction", "multiplication": "multiplication",
+    "division": "division", "shift": "shifts", "comparison": "comparison", "bitwise logic": "bitwise logic",
+    "reduction": "reduction", "boolean logic": "logical operators", "selection": "selection",
+    "concatenation": "concatenation",
+}
+_KIND_NAMES = {"assign": "Continuous assignment", "combinational": "Combinational block",
+               "sequential": "Sequential block", "fsm_next_state": "State-machine next-state block",
+               "latch": "Latch block", "initial": "Initial block"}
+MAX_LISTED = 12  # names a sentence lists before it says "and N more"
+
+
+def names(items: list[str] | tuple[str, ...]) -> str:
+    """"`a`, `b` and `c`": backticked, in the order given."""
+    quoted = [f"`{item}`" for item in items[:MAX_LISTED]]
+    if len(items) > MAX_LISTED:
+        quoted.append(f"{len(items) - MAX_LISTED} more")
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+def _phrases(behaviours: tuple[str, ...]) -> str:
+    words = [BEHAVIOUR_PHRASES[behaviour] for behaviour in behaviours]
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def _reset_phrase(block: BlockFacts) -> str:
+    reset = block.reset
+    assert reset is not None
+    polarity = "active-low" if reset.active_low else "active-high"
+    return f"an {polarity} {'asynchronous' if reset.asynchronous else 'synchronous'} reset `{reset.signal}`"
+
+
+def block_sentences(block: BlockFacts, level: str) -> list[str]:
+    """The block described at `level`, one clause per sentence (the phrasing joins them or not)."""
+    if block.kind == "instance" and block.child:
+        return [f"Instantiates `{block.child[0]}` as `{block.child[1]}`."]
+    if block.kind == "generate":
+        inner = [sentence for facts in block.inner for sentence in block_sentences(facts, level)]
+        return ["Generate block" + (f" `{block.name}`" if block.name else "") + "."] + inner
+    if block.kind in ("function", "task"):
+        clauses = [f"{block.kind.capitalize()} `{block.name}`" + (f" computes {names(block.targets)}" if block.targets else "") + "."]
+    else:
+        kind = _KIND_NAMES.get(block.kind, block.kind.capitalize())
+        registered = block.clock is not None and block.kind in ("sequential", "fsm_next_state")
+        if registered and block.targets:
+            clause = f"{kind}: registers {names(block.targets)} on the {'rising' if block.clock[1] == 'posedge' else 'falling'} edge of `{block.clock[0]}`"
+        elif block.targets:
+            clause = f"{kind}: drives {names(block.targets)}"
+        else:
+            clause = kind
+        clauses = [clause + "."]
+    if block.state_machine:
+        machine = block.state_machine
+        clauses.append(f"It implements the state machine with {len(machine.states)} states in `{machine.register}`.")
+    if level == "brief":
+        return clauses
+    if block.reset:
+        clauses.append(f"It has {_reset_phrase(block)}.")
+    clauses += [f"`{counter.signal}` counts {counter.direction}." for counter in block.counters]
+    if block.behaviours:
+        clauses.append(f"It uses {_phrases(block.behaviours)}.")
+    if level == "standard":
+        return clauses
+    reads = [name for name in block.reads if name not in block.targets]
+    if reads:
+        clauses.append(f"It reads from {names(reads)}.")
+    if block.state_machine:
+        machine = block.state_machine
+        named = [state for state in machine.states if not state.isdigit()]
+        if named:
+            clauses.append(f"States: {names(named)}.")
+        transitions = [f"`{source}` -> `{target}`" for source, target in machine.transitions
+                       if not source.isdigit() and not target.isdigit()]
+        if transitions:
+            clauses.append("Transitions: " + ", ".join(transitions[:MAX_LISTED]) + ".")
+    return clauses
+
+
+def join(clauses: list[str], phrasing: str) -> str:
+    """`split`: one sentence per clause; `joined`: the clauses after the first run on with semicolons."""
+    if phrasing == "split" or len(clauses) == 1:
+        return " ".join(clauses)
+    tail = [clause[0].lower() + clause[1:] if not clause.startswith("`") else clause for clause in clauses[1:]]
+    return clauses[0].rstrip(".") + "; " + "; ".join(part.rstrip(".") for part in tail) + "."
+
+
+def block_candidates(block: BlockFacts) -> list[str]:
+    return list(dict.fromkeys(join(block_sentences(block, level), phrasing) for level in LEVELS for phrasing in PHRASINGS))
+
+
+def _interface(facts: ModuleFacts, style: str) -> list[str]:
+    """The ports (with widths) and the parameters with their defaults."""
+    def listed(direction: str) -> str:
+        ports = [port for port in facts.ports if port.direction == direction]
+        return ", ".join(f"`{port.name}`" + (f" ({port.width} bit{'s' if port.width != 1 else ''})" if port.width else "")
+                         for port in ports)
+
+    groups = [(direction, listed(direction)) for direction in ("input", "output", "inout")]
+    groups = [(direction, text) for direction, text in groups if text]
+    parameters = [name for name in facts.parameters if name not in facts.local_parameters]
+    sentences_out = []
+    if style == "list":
+        sentences_out += [f"{direction.capitalize()}s: {text}." for direction, text in groups]
+    elif groups:
+        sentences_out.append("It has " + "; ".join(f"{direction}s {text}" for direction, text in groups) + ".")
+    if parameters:
+        sentences_out.append("Parameters: " + ", ".join(
+            f"`{name}`" + (f" (default {facts.parameters[name]})" if facts.parameters[name] is not None else "")
+            for name in parameters) + ".")
+    return sentences_out
+
+
+def _overview(facts: ModuleFacts) -> str:
+    if facts.combinational:
+        return f"`{facts.name}` is a purely combinational module."
+    clocks = facts.clocks
+    clocked = (f" clocked on the {'rising' if clocks[0][1] == 'posedge' else 'falling'} edge of `{clocks[0][0]}`"
+               if clocks else "")
+    return f"`{facts.name}` is a sequential module{clocked}."
+
+
+def _structure(facts: ModuleFacts) -> list[str]:
+    out = [f"It holds a memory `{memory.name}` of {memory.depth} words" + (f" of {memory.width} bits" if memory.width else "") + "."
+           for memory in facts.memories if memory.depth]
+    out += [f"It contains a state machine with {len(machine.states)} states in `{machine.register}`."
+            for machine in facts.state_machines]
+    out += [f"It instantiates `{module}` as `{instance}`." for module, instance in facts.children]
+    return out
+
+
+def module_candidates(facts: ModuleFacts, document: Document) -> list[str]:
+    """Module summaries: overview and interface, with or without structure, behaviours and the blocks' gist."""
+    overview = _overview(facts)
+    behaviours = [f"It uses {_phrases(facts.behaviours)}."] if facts.behaviours else []
+    gist = [sentences(text)[0] for text in document.blocks if text]
+    candidates = []
+    for style in ("list", "sentence"):
+        interface = _interface(facts, style)
+        candidates.append(" ".join([overview, *interface]))
+        candidates.append(" ".join([overview, *interface, *_structure(facts), *behaviours]))
+        candidates.append(" ".join([overview, *interface, *_structure(facts), *gist]))
+    return list(dict.fromkeys(candidates))
+
+
+def context_candidates(facts: ModuleFacts, document: Document, children: dict[str, str],
+                       child_behaviours: tuple[str, ...]) -> list[str]:
+    """The module summary as it is, and with what its children do, from their summaries."""
+    candidates = [document.summary]
+    if children and child_behaviours:
+        extra = f"Its submodules ({names(list(children))}) use {_phrases(child_behaviours)}."
+        candidates.append(f"{document.summary} {extra}".strip())
+    return candidates
+
+
+def compress_candidates(facts: ModuleFacts, document: Document) -> list[str]:
+    """The module summary as it is, and without the sentences whose every claim a block summary states."""
+    stated = {claim for block, text in zip(facts.blocks, document.blocks, strict=True) for sentence in sentences(text)
+              for claim in sentence_claims(sentence) if check(claim, Scope(facts, block))}
+    kept = [sentence for sentence in sentences(document.summary)
+            if not set(sentence_claims(sentence)) <= stated or sentence.startswith(f"`{facts.name}`")]
+    return list(dict.fromkeys([document.summary, " ".join(kept)]))
+
+
+class ComposePolicy:
+    """The embedded default of `hdlrl summarize`: frozen, deterministic, no weights."""
+
+    name = "compose"
+    trainable = False
+
+    def candidates(self, state: SummaryState) -> list[str]:
+        facts: ModuleFacts = state.facts
+        if state.action == "refine_block":
+            assert state.block is not None
+            return block_candidates(facts.blocks[state.block])
+        if state.action == "merge":
+            return module_candidates(facts, state.document)
+        if state.action == "context":
+            return context_candidates(facts, state.document, state.children, state.child_behaviours)
+        if state.action == "compress":
+            return compress_candidates(facts, state.document)
+        raise ValueError(f"unknown summary action {state.action!r}")
+
+    def sample(self, state: State, k: int, rng_seed: int) -> list[Sample]:
+        """Up to `k` candidates; a single shot is a whole document, every block at one level and phrasing."""
+        assert isinstance(state, SummaryState)
+        if state.action != "single_shot":
+            return [Sample({}, text, action=state.action) for text in self.candidates(state)[:k]]
+        facts: ModuleFacts = state.facts
+        samples = []
+        for level in LEVELS:
+            for phrasing in PHRASINGS:
+                blocks = tuple(join(block_sentences(block, level), phrasing) for block in facts.blocks)
+                summary = module_candidates(facts, Document("", blocks))[1]
+                samples.append(Sample({}, summary, action="single_shot", metadata={"blocks": list(blocks)}))
+        return samples[:k]
+
+    def update(self, state_samples, advantages, kl_coef: float) -> UpdateStats:
+        return UpdateStats()
+
+    def save(self, folder: Path) -> None:
+        """Nothing to save: the policy has no parameters."""
+
+    def load(self, folder: Path) -> None:
+        """Nothing to restore."""

@@ -1,0 +1,226 @@
+"""Batch jobs of `hdlrl summarize`: many files in, one JSON line per module out, resumable.
+
+Files are parsed in this process (milliseconds each), grouped by the instance hierarchy, and
+each group is one job: its modules are summarised children first, so that a parent's search
+sees its children's summaries. Jobs run on the project's executors (a process pool, or Ray).
+Rows are appended and flushed as jobs finish; `--resume` keeps the rows already written
+(a torn last line from a killed run is cut off) and skips their ids. Each module has a time
+limit; a module that fails or runs out of time gets a row with `status` and `error`, and the
+batch goes on.
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import json
+import signal
+import time
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hdlrl.errors import HdlrlError
+from hdlrl.hdl.facts import module_facts
+from hdlrl.hdl.ir import Module
+from hdlrl.hdl.sources import Hierarchy, UnreadModule, read_source
+from hdlrl.policy import make_policy
+from hdlrl.policy.base import Policy
+from hdlrl.summarize.claims import Claim
+from hdlrl.summarize.flow import SummarizeFlow
+from hdlrl.summarize.rewards import score_document
+from hdlrl.summarize.search import SummarySearch
+
+HDL_SUFFIXES = (".v", ".sv", ".vh", ".svh")
+
+
+class ItemTimeout(Exception):
+    pass
+
+
+def module_id(path: str, name: str | None, text: str) -> str:
+    """path + module + a hash of the module's source: a changed module is summarised again."""
+    return f"{path}:{name or '-'}:{hashlib.sha256(text.encode()).hexdigest()[:16]}"
+
+
+def expand_inputs(patterns: list[str]) -> list[Path]:
+    """Files named by paths, folders (searched recursively for HDL files) and globs, each once, in order."""
+    files: dict[Path, None] = {}
+    for pattern in patterns:
+        matches = sorted(glob.glob(pattern, recursive=True)) or [pattern]
+        for match in map(Path, matches):
+            if match.is_dir():
+                files.update(dict.fromkeys(sorted(path for path in match.rglob("*") if path.suffix in HDL_SUFFIXES)))
+            elif match.is_file():
+                files[match] = None
+            else:
+                raise HdlrlError("no such file or folder", match)
+    return list(files)
+
+
+@contextmanager
+def time_limit(seconds: float) -> Iterator[None]:
+    """Raise ItemTimeout in this thread after `seconds` (SIGALRM; no limit off the main thread)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(signum: int, frame: Any) -> None:
+        raise ItemTimeout()
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def error_row(identifier: str, path: str, name: str | None, parser: str | None, status: str, reason: str) -> dict:
+    return {"id": identifier, "path": path, "module": name, "parser": parser, "summary": None, "blocks": [],
+            "children": [], "scores": None, "hallucinated": [], "status": status, "error": reason}
+
+
+_policies: dict[tuple[str, str], Policy] = {}  # one policy per process and spec: an LM loads once
+
+
+def _policy(spec: str, options: dict[str, Any]) -> Policy:
+    key = (spec, json.dumps(options, sort_keys=True))
+    if key not in _policies:
+        _policies[key] = make_policy(spec, **options)
+    return _policies[key]
+
+
+def summarize_module(module: Module, policy: Policy, flow: SummarizeFlow,
+                     children: dict[str, dict]) -> dict:
+    """The row of one module: its search result, with the children's rows (by module name) as context."""
+    started = time.monotonic()
+    facts = module_facts(module)
+    child_behaviours = tuple(dict.fromkeys(behaviour for row in children.values()
+                                           for behaviour in row.get("behaviours", [])))
+
+    def score(document):
+        return score_document(document, facts, flow.weights, frozenset(child_behaviours))
+
+    search = SummarySearch(policy, module.name, module.source, facts, score, flow.search,
+                           {name: row["summary"] for name, row in children.items() if row.get("summary")},
+                           child_behaviours)
+    single_shot = search.single_shot()
+    result = search.run([single_shot.document])
+    scores = result.scores
+    behaviours = [claim.value for claim, verified in zip(scores.claims, scores.verified)
+                  if verified and claim.kind == "behaviour"]
+    return {
+        "id": module_id(module.path, module.name, module.source), "path": module.path, "module": module.name,
+        "parser": module.parser, "summary": result.document.summary,
+        "blocks": [{"index": block.index, "kind": block.kind, "lines": [block.line, block.end_line], "summary": text}
+                   for block, text in zip(facts.blocks, result.document.blocks, strict=True)],
+        "children": list(children), "scores": scores.as_row(), "single_shot": single_shot.scores.as_row(),
+        "hallucinated": list(scores.hallucinated), "behaviours": list(dict.fromkeys(behaviours)),
+        "claims": [_claim_row(claim, verified) for claim, verified in zip(scores.claims, scores.verified)],
+        "iterations": result.iterations, "seconds": round(time.monotonic() - started, 4),
+        "status": "ok", "error": None,
+    }
+
+
+def _claim_row(claim: Claim, verified: bool) -> list:
+    return [claim.kind, list(claim.names), claim.value, verified]
+
+
+@dataclass(frozen=True)
+class SummarizeJob:
+    """One group of modules connected by instantiation, children first; picklable for any executor."""
+
+    modules: tuple[Module, ...]
+    children: dict[str, tuple[str, ...]]  # module id -> ids of its children in this group
+    policy: str
+    policy_options: dict[str, Any]
+    flow: SummarizeFlow
+    written: dict[str, dict] = field(default_factory=dict)  # id -> row already in the output (resume)
+
+    def run(self) -> list[dict]:
+        policy = _policy(self.policy, self.policy_options)
+        rows: dict[str, dict] = dict(self.written)
+        new_rows = []
+        for module in self.modules:
+            identifier = module_id(module.path, module.name, module.source)
+            if identifier in rows:
+                continue
+            children = {rows[child]["module"]: rows[child] for child in self.children[identifier] if child in rows}
+            try:
+                with time_limit(self.flow.item_time_limit_s):
+                    row = summarize_module(module, policy, self.flow, children)
+            except ItemTimeout:
+                row = error_row(identifier, module.path, module.name, module.parser, "timeout",
+                                f"no summary within the item time limit of {self.flow.item_time_limit_s:g} s")
+            except HdlrlError as error:
+                row = error_row(identifier, module.path, module.name, module.parser, "error", str(error))
+            except Exception as error:  # a bug must cost one row, not the batch
+                row = error_row(identifier, module.path, module.name, module.parser, "error",
+                                f"internal error: {type(error).__name__}: {error}")
+            rows[identifier] = row
+            new_rows.append(row)
+        return new_rows
+
+
+def read_written(out: Path) -> dict[str, dict]:
+    """The complete rows of an earlier run, by id; a torn last line (a killed run) is cut off the file."""
+    if not out.is_file():
+        return {}
+    data = out.read_bytes()
+    keep = data.rfind(b"\n") + 1  # bytes up to the last complete line
+    rows: dict[str, dict] = {}
+    offset = 0
+    for line in data[:keep].split(b"\n")[:-1]:
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            keep = offset  # a corrupt line: keep only what came before it
+            break
+        rows[row["id"]] = row
+        offset += len(line) + 1
+    if keep < len(data):
+        with out.open("r+b") as handle:
+            handle.truncate(keep)
+    return rows
+
+
+@dataclass
+class BatchPlan:
+    jobs: list[SummarizeJob]
+    unread: list[dict]  # error rows for files and modules that could not be parsed
+    modules: int  # modules in all, written ones included
+
+
+def plan_batch(files: list[Path], policy: str, policy_options: dict[str, Any], flow: SummarizeFlow,
+               written: dict[str, dict], include_dirs: list[Path] = (), defines: dict[str, str] | None = None
+               ) -> BatchPlan:
+    modules: list[Module] = []
+    unread: list[UnreadModule] = []
+    for path in files:
+        read, failed = read_source(path, include_dirs, defines)
+        modules += read
+        unread += failed
+    hierarchy = Hierarchy(modules)
+    jobs = []
+    for group in hierarchy.groups():
+        ids = [module_id(module.path, module.name, module.source) for module in group]
+        if all(identifier in written for identifier in ids):
+            continue
+        children = {module_id(module.path, module.name, module.source):
+                    tuple(module_id(child.path, child.name, child.source) for child in hierarchy.children(module))
+                    for module in group}
+        jobs.append(SummarizeJob(tuple(group), children, policy, policy_options, flow,
+                                 {identifier: written[identifier] for identifier in ids if identifier in written}))
+    error_rows = []
+    for failed in unread:
+        text = Path(failed.path).read_bytes().decode("utf-8", errors="replace") if Path(failed.path).is_file() else ""
+        identifier = module_id(failed.path, failed.name, text)
+        if identifier not in written:
+            error_rows.append(error_row(identifier, failed.path, failed.name, None, "error",
+                                        f"{failed.path}:{failed.line or 1}: {failed.reason}"))
+    return BatchPlan(jobs, error_rows, len(modules) + len(unread))

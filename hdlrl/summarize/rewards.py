@@ -1,0 +1,156 @@
+"""The three rewards of a summary (ROSUM-MCTS) and their weighted total; flows/summarize.yaml sets the weights.
+
+- Functional correctness (FC): the fraction of the summary's claims that the facts verify.
+  A summary that claims nothing has FC 0, so silence is not a way to be correct.
+- Local content adequacy (LCA): for each block, the fraction of its salient facts that the
+  block's summary or the module summary states (and verifiably so); for the module's
+  interface, the fraction the module summary states. LCA is the mean over those units.
+- Fluency: without a language model, 1 minus penalties for run-on sentences, repeated
+  word trigrams and code left in the prose (`hdlrl.summarize.fluency` has the LM's SLOR).
+
+Every function here depends on identifiers only through equality, never through their
+spelling or length: a summary of an alpha-renamed module scores the same.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from hdlrl.hdl.facts import BlockFacts, ModuleFacts
+from hdlrl.summarize.claims import Claim, Scope, check, hallucination, sentence_claims, sentences
+from hdlrl.summarize.document import Document
+
+RUN_ON_WORDS = 30  # words a sentence may have before the run-on penalty starts
+_WORD = re.compile(r"`[^`]*`|\w+|[^\w\s`]")
+_CODE_TOKENS = re.compile(r"<=|==|!=|&&|\|\||;|\{|\}|\b(?:begin|end|endmodule|always|assign|posedge|negedge)\b|\d+'[bhdo]",
+                          re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Weights:
+    fc: float = 0.4
+    lca: float = 0.4
+    fluency: float = 0.2
+
+
+@dataclass
+class Scores:
+    fc: float
+    lca: float
+    fluency: float
+    total: float
+    claims: tuple[Claim, ...] = ()  # every claim, in document order
+    verified: tuple[bool, ...] = ()
+    hallucinated: tuple[str, ...] = field(default=())
+
+    def as_row(self) -> dict[str, float]:
+        return {"fc": round(self.fc, 4), "lca": round(self.lca, 4), "fluency": round(self.fluency, 4),
+                "total": round(self.total, 4)}
+
+
+def salient_block_facts(block: BlockFacts) -> tuple[Claim, ...]:
+    """What a summary of `block` should state, as the claims that would state it."""
+    claims: list[Claim] = []
+    if block.kind == "instance" and block.child:
+        return (Claim("instance", block.child),)
+    if block.kind == "generate":
+        return tuple(claim for inner in block.inner for claim in salient_block_facts(inner))
+    if block.kind in ("combinational", "sequential", "fsm_next_state", "latch"):
+        claims.append(Claim("block_kind", (), block.kind))
+    if block.clock:
+        claims.append(Claim("clock", (block.clock[0],), block.clock[1]))
+    if block.reset:
+        polarity = "active-low" if block.reset.active_low else "active-high"
+        timing = "asynchronous" if block.reset.asynchronous else "synchronous"
+        claims.append(Claim("reset", (block.reset.signal,), f"{polarity} {timing}"))
+    if block.state_machine:
+        machine = block.state_machine
+        claims.append(Claim("state_machine", (machine.register,), str(len(machine.states))))
+    registered = block.kind in ("sequential", "fsm_next_state") and block.clock is not None
+    claims += [Claim("register" if registered else "drives", (target,)) for target in block.targets]
+    claims += [Claim("counter", (counter.signal,), counter.direction) for counter in block.counters]
+    if block.kind in ("function", "task") and block.name:
+        claims.append(Claim("identifier", (block.name,)))
+    claims += [Claim("behaviour", (), behaviour) for behaviour in block.behaviours]
+    return tuple(claims)
+
+
+def salient_module_facts(facts: ModuleFacts) -> tuple[Claim, ...]:
+    """What the module summary should state: its interface, parameters and memories."""
+    claims: list[Claim] = []
+    for port in facts.ports:
+        claims.append(Claim("direction", (port.name,), port.direction))
+        if port.width is not None:
+            claims.append(Claim("width", (port.name,), str(port.width)))
+    claims += [Claim("parameter", (name,), "" if value is None else str(value))
+               for name, value in facts.parameters.items() if name not in facts.local_parameters]
+    claims += [Claim("memory", (memory.name,), f"{memory.depth}x{memory.width or ''}") for memory in facts.memories]
+    return tuple(claims)
+
+
+def _checked(text: str, scope: Scope) -> list[tuple[Claim, bool]]:
+    return [(claim, check(claim, scope)) for sentence in sentences(text) for claim in sentence_claims(sentence)]
+
+
+def functional_correctness(checked: list[tuple[Claim, bool]]) -> float:
+    """FC = verified claims / claims; 0 for a summary that claims nothing."""
+    return sum(verified for _, verified in checked) / len(checked) if checked else 0.0
+
+
+def _covered(wanted: tuple[Claim, ...], stated: set[Claim]) -> float:
+    return sum(claim in stated for claim in wanted) / len(wanted)
+
+
+def local_content_adequacy(facts: ModuleFacts, module_stated: set[Claim], block_stated: list[set[Claim]]) -> float:
+    """LCA = mean over the interface and each block with salient facts of the fraction stated (verified)."""
+    fractions = []
+    interface = salient_module_facts(facts)
+    if interface:
+        fractions.append(_covered(interface, module_stated))
+    for block, stated in zip(facts.blocks, block_stated, strict=True):
+        wanted = salient_block_facts(block)
+        if wanted:
+            fractions.append(_covered(wanted, stated | module_stated))
+    return sum(fractions) / len(fractions) if fractions else 1.0
+
+
+def embedded_fluency(text: str) -> float:
+    """1 - 0.5 run-on - repetition - 0.5 code, in [0, 1].
+
+    run-on: per sentence, the words past RUN_ON_WORDS over RUN_ON_WORDS (at most 1), averaged;
+    repetition: the fraction of word trigrams of the whole text that repeat an earlier one;
+    code: per sentence, 0.5 per code token outside backticks (at most 1), averaged.
+    A backticked identifier is one word, whatever its length.
+    """
+    parts = sentences(text)
+    if not parts:
+        return 0.0
+    words = [_WORD.findall(sentence) for sentence in parts]
+    run_on = sum(min(1.0, max(0, len(sentence_words) - RUN_ON_WORDS) / RUN_ON_WORDS)
+                 for sentence_words in words) / len(parts)
+    # prose is compared case-blind, identifiers exactly (`REMAINER` and `remainer` are two signals)
+    all_words = [word if word.startswith("`") else word.lower() for sentence_words in words for word in sentence_words]
+    trigrams = list(zip(all_words, all_words[1:], all_words[2:]))
+    repetition = 1 - len(set(trigrams)) / len(trigrams) if trigrams else 0.0
+    code = sum(min(1.0, 0.5 * len(_CODE_TOKENS.findall(re.sub(r"`[^`]*`", " ", sentence)))) for sentence in parts) / len(parts)
+    return max(0.0, 1.0 - 0.5 * run_on - repetition - 0.5 * code)
+
+
+def score_document(document: Document, facts: ModuleFacts, weights: Weights,
+                   child_behaviours: frozenset[str] = frozenset(),
+                   fluency: Callable[[str], float] = embedded_fluency) -> Scores:
+    """FC, LCA, fluency and total = (w_fc FC + w_lca LCA + w_fluency fluency) / (w_fc + w_lca + w_fluency)."""
+    module_checked = _checked(document.summary, Scope(facts, None, child_behaviours))
+    block_checked = [_checked(text, Scope(facts, block)) for block, text in zip(facts.blocks, document.blocks, strict=True)]
+    checked = module_checked + [pair for pairs in block_checked for pair in pairs]
+    fc = functional_correctness(checked)
+    lca = local_content_adequacy(facts, {claim for claim, verified in module_checked if verified},
+                                 [{claim for claim, verified in pairs if verified} for pairs in block_checked])
+    fluent = fluency(document.text)
+    total = (weights.fc * fc + weights.lca * lca + weights.fluency * fluent) / (weights.fc + weights.lca + weights.fluency)
+    hallucinated = tuple(dict.fromkeys(line for claim, verified in checked
+                                       if (line := hallucination(claim, verified)) is not None))
+    return Scores(fc, lca, fluent, total, tuple(claim for claim, _ in checked),
+                  tuple(verified for _, verified in checked), hallucinated)
