@@ -117,8 +117,7 @@ def assert_rename_robust(path: Path, folder: Path) -> None:
     renamed = {row["module"]: row for row in summarize_file(folder / path.name)}
     assert original.keys() == renamed.keys()
     for name, row in original.items():
-        mapped = Counter(Claim(kind, tuple(renames.get(n, n) for n in names), value)
-                         for kind, names, value, _ in row["claims"])
+        mapped = Counter(Claim(kind, tuple(names), value).renamed(renames) for kind, names, value, _ in row["claims"])
         assert mapped == Counter(Claim(kind, tuple(names), value) for kind, names, value, _ in renamed[name]["claims"]), \
             f"{path}: {name}"
         assert abs(row["scores"]["total"] - renamed[name]["scores"]["total"]) <= 0.02, f"{path}: {name}"

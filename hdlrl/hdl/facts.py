@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from hdlrl.hdl.constants import evaluate, literal_value
-from hdlrl.hdl.ir import Assignment, Block, Case, Expression, If, Loop, Module, Statement
+from hdlrl.hdl.ir import Assignment, Block, Case, CaseItem, Expression, If, Loop, Module, Statement
 
 # Behaviours a summary can name, by the IR operators that show them (in this order in a summary).
 BEHAVIOURS: dict[str, tuple[str, ...]] = {
@@ -139,45 +139,40 @@ def _unique(items: Iterable) -> tuple:
     return tuple(dict.fromkeys(item for item in items if item is not None))
 
 
+def _walk_statements(statements: Iterable[Statement]) -> Iterator[Statement | CaseItem]:
+    """Every statement under `statements`, each case item before its body, in source order."""
+    for statement in statements:
+        yield statement
+        if isinstance(statement, If):
+            yield from _walk_statements((*statement.then, *statement.otherwise))
+        elif isinstance(statement, Case):
+            for item in statement.items:
+                yield item
+                yield from _walk_statements(item.body)
+        elif isinstance(statement, Loop):
+            yield from _walk_statements(statement.body)
+
+
 def assignments(statements: Iterable[Statement]) -> Iterator[Assignment]:
     """Every assignment under `statements`, in source order."""
-    for statement in statements:
-        if isinstance(statement, Assignment):
-            yield statement
-        elif isinstance(statement, If):
-            yield from assignments((*statement.then, *statement.otherwise))
-        elif isinstance(statement, Case):
-            yield from assignments(body for item in statement.items for body in item.body)
-        elif isinstance(statement, Loop):
-            yield from assignments(statement.body)
+    return (statement for statement in _walk_statements(statements) if isinstance(statement, Assignment))
 
 
 def expressions(statements: Iterable[Statement]) -> Iterator[Expression]:
     """Every expression read under `statements` (values, conditions, case subjects and labels)."""
-    for statement in statements:
+    for statement in _walk_statements(statements):
         if isinstance(statement, Assignment):
             yield statement.value
         elif isinstance(statement, If):
             yield statement.condition
-            yield from expressions((*statement.then, *statement.otherwise))
         elif isinstance(statement, Case):
             yield statement.subject
-            for item in statement.items:
-                yield from item.labels
-                yield from expressions(item.body)
-        elif isinstance(statement, Loop):
-            yield from expressions(statement.body)
+        elif isinstance(statement, CaseItem):
+            yield from statement.labels
 
 
 def _cases(statements: Iterable[Statement]) -> Iterator[Case]:
-    for statement in statements:
-        if isinstance(statement, Case):
-            yield statement
-            yield from _cases(body for item in statement.items for body in item.body)
-        elif isinstance(statement, If):
-            yield from _cases((*statement.then, *statement.otherwise))
-        elif isinstance(statement, Loop):
-            yield from _cases(statement.body)
+    return (statement for statement in _walk_statements(statements) if isinstance(statement, Case))
 
 
 def _targets(statements: Iterable[Statement]) -> tuple[str, ...]:
@@ -245,7 +240,6 @@ def _assigned_states(value: Expression, parameters: dict[str, int | None]) -> tu
 class _ModuleScan:
     """The state machine search needs every block at once: registers, cases and next-state signals."""
 
-    module: Module
     parameters: dict[str, int | None]
     sequential: set[int] = field(default_factory=set)  # ids of blocks that are sequential
 
@@ -345,7 +339,7 @@ def parameter_values(module: Module) -> dict[str, int | None]:
 
 def module_facts(module: Module) -> ModuleFacts:
     parameters = parameter_values(module)
-    scan = _ModuleScan(module, parameters)
+    scan = _ModuleScan(parameters)
     every_block = list(_walk(module.blocks))
     for block in every_block:
         if block.kind == "always" and (block.process == "always_ff"

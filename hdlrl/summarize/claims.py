@@ -87,9 +87,6 @@ class Claim:
     def renamed(self, renames: dict[str, str]) -> "Claim":
         return Claim(self.kind, tuple(renames.get(name, name) for name in self.names), self.value)
 
-    def describe(self) -> str:
-        names = ", ".join(f"`{name}`" for name in self.names)
-        return f"{self.kind} {names} {self.value}".replace("  ", " ").strip()
 
 
 def sentences(text: str) -> list[str]:
