@@ -90,5 +90,5 @@ def test_candidate_keeps_the_files_the_answer_leaves_out():
 
 def test_unknown_policy_spec_is_one_clear_error():
     for spec in ("gpt", "hf:", "openai"):
-        with pytest.raises(HdlrlError, match=r"unknown policy .* \(known: rewrite, cdg, random, hf:PATH_OR_NAME, openai:URL\)"):
+        with pytest.raises(HdlrlError, match=r"unknown policy .* \(known: rewrite, cdg, random, compose, hf:PATH_OR_NAME, openai:URL\)"):
             make_policy(spec)
