@@ -8,12 +8,15 @@ module (after `module`, or as the type of an instance), so that a signal or memo
 shares the module's name (`reg [7:0] RAM [0:11]` in module RAM) keeps it, and the proof can
 still match it by name.
 
-`rename_identifiers` renames any identifiers (the summariser's rename-robustness check
-alpha-renames a module's internals with it).
+`rename_identifiers` renames any identifiers; with `alpha_renames` it alpha-renames modules'
+internals (the summariser's rename-robustness test, and the corpus of `hdlrl bench summarize`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from hdlrl.hdl.ir import Block, Module
 from hdlrl.hdl.lexer import Token, tokenize
 
 REFERENCE_PREFIX = "hdlrl_ref_"
@@ -67,3 +70,28 @@ def rename_identifiers(text: str, renames: dict[str, str]) -> str:
             position = token.start + len(token.text)
     pieces.append(text[position:])
     return "".join(pieces)
+
+
+def internal_names(module: Module) -> list[str]:
+    """Names that are the module's own business: signals, localparams, instances, labels, functions.
+    Ports, parameters and module names are its interface, which a renaming must keep."""
+    def named(blocks: tuple[Block, ...]) -> list[str]:
+        names = []
+        for block in blocks:
+            if block.name:
+                names.append(block.name)
+            names += named(block.blocks)
+        return names
+
+    ports = {port.name for port in module.ports}
+    names = [signal.name for signal in module.signals if signal.name not in ports]
+    names += [parameter.name for parameter in module.parameters if parameter.local]
+    names += named(module.blocks)
+    return list(dict.fromkeys(names))
+
+
+def alpha_renames(modules: list[Module], fresh: Callable[[int, str], str]) -> dict[str, str]:
+    """name -> fresh(index, name) for every internal name of `modules` that is not also a module's."""
+    module_names = {module.name for module in modules}
+    internal = dict.fromkeys(name for module in modules for name in internal_names(module) if name not in module_names)
+    return {name: fresh(index, name) for index, name in enumerate(internal)}

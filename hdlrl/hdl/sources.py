@@ -24,8 +24,9 @@ class UnreadModule:
 
     path: str
     name: str | None
-    line: int | None
+    line: int | None  # where the first parser stopped (else where the module starts)
     reason: str  # one line
+    source: str = ""  # the text the row's id hashes: the module alone, or the whole file
 
 
 def module_spans(text: str) -> list[tuple[str | None, int, int]]:
@@ -67,20 +68,22 @@ def read_source(path: Path, include_dirs: Sequence[Path] = (), defines: dict[str
         pass
     spans = module_spans(text)
     if not spans:
-        return [], [UnreadModule(name, None, None, "no module ... endmodule in the file")]
+        return [], [UnreadModule(name, None, None, "no module ... endmodule in the file", text)]
     modules, unread = [], []
     for module_name, first, last in spans:
         alone = _only(text, first, last, spans)
-        reasons = []
+        errors = []
         for reader in (pyverilog_reader, pyslang_reader):
             try:
                 modules += reader.read_modules(alone, name, defines, include_dirs)
                 break
             except HdlrlError as error:
-                reasons.append(f"{reader.__name__.rpartition('.')[2].removesuffix('_reader')}: {error.message}"
-                               + (f" (line {error.line})" if error.line else ""))
-        else:
-            unread.append(UnreadModule(name, module_name, first, "; ".join(reasons)))
+                errors.append(error)
+        else:  # reported at the first parser's error line; each message names its parser
+            line = errors[0].line or first
+            unread.append(UnreadModule(name, module_name, line, "; ".join(
+                error.message + (f" (line {error.line})" if error.line not in (None, line) else "")
+                for error in errors), alone))
     return modules, unread
 
 

@@ -13,17 +13,19 @@ from __future__ import annotations
 
 import glob
 import hashlib
+import itertools
 import json
 import signal
 import time
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from hdlrl.errors import HdlrlError
+from hdlrl.evaluate.executors import Executor
 from hdlrl.hdl.facts import module_facts
 from hdlrl.hdl.ir import Module
 from hdlrl.hdl.sources import Hierarchy, UnreadModule, read_source
@@ -194,6 +196,7 @@ class BatchPlan:
     jobs: list[SummarizeJob]
     unread: list[dict]  # error rows for files and modules that could not be parsed
     modules: int  # modules in all, written ones included
+    written: dict[str, dict]  # id -> row of an earlier run, kept (resume)
 
 
 def plan_batch(files: list[Path], policy: str, policy_options: dict[str, Any], flow: SummarizeFlow,
@@ -218,9 +221,24 @@ def plan_batch(files: list[Path], policy: str, policy_options: dict[str, Any], f
                                  {identifier: written[identifier] for identifier in ids if identifier in written}))
     error_rows = []
     for failed in unread:
-        text = Path(failed.path).read_bytes().decode("utf-8", errors="replace") if Path(failed.path).is_file() else ""
-        identifier = module_id(failed.path, failed.name, text)
+        identifier = module_id(failed.path, failed.name, failed.source)
         if identifier not in written:
             error_rows.append(error_row(identifier, failed.path, failed.name, None, "error",
                                         f"{failed.path}:{failed.line or 1}: {failed.reason}"))
-    return BatchPlan(jobs, error_rows, len(modules) + len(unread))
+    return BatchPlan(jobs, error_rows, len(modules) + len(unread), written)
+
+
+
+def write_batch(plan: BatchPlan, executor: Executor, out: Path,
+                progress: Callable[[dict], None] = lambda row: None) -> list[dict]:
+    """Run the plan's jobs and write each row to `out` as it comes, flushed, so that a killed batch
+    keeps every finished row; the rows the plan resumes from stay. Returns every row."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    rows = list(plan.written.values())
+    with out.open("a" if plan.written else "w") as handle:
+        for row in itertools.chain(plan.unread, (row for job_rows in executor.map(plan.jobs) for row in job_rows)):
+            handle.write(json.dumps(row) + "\n")
+            handle.flush()
+            rows.append(row)
+            progress(row)
+    return rows
