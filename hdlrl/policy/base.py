@@ -3,7 +3,8 @@
 A policy is shown a state and proposes k samples: rewrites of a design for `hdlrl optimize`
 (a `DesignState`), stimulus programs for `hdlrl cover` (a `CoverState`, and each sample's
 `text` a stimulus program in JSON, `hdlrl.cover.stimulus`), summaries for `hdlrl summarize`
-(a `SummaryState`, each sample's `text` a summary).
+(a `SummaryState`, each sample's `text` a summary; for the single shot a whole document
+in the `Module:` / `Block N:` answer format of `hdlrl.policy.summary_prompt`).
 
 The optimiser shows a policy a `DesignState` (a design's current RTL and what the gate said
 about it), asks for `k` candidate rewrites (`Sample`s), has the gate score them, and hands

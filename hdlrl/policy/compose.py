@@ -16,6 +16,7 @@ from pathlib import Path
 
 from hdlrl.hdl.facts import BlockFacts, ModuleFacts
 from hdlrl.policy.base import Sample, State, SummaryState, UpdateStats
+from hdlrl.policy.summary_prompt import format_document
 from hdlrl.summarize.claims import Scope, check, sentence_claims, sentences
 from hdlrl.summarize.document import Document
 
@@ -204,7 +205,8 @@ class ComposePolicy:
         raise ValueError(f"unknown summary action {state.action!r}")
 
     def sample(self, state: State, k: int, rng_seed: int) -> list[Sample]:
-        """Up to `k` candidates; a single shot is a whole document, every block at one level and phrasing."""
+        """Up to `k` candidates; a single shot is a whole document, every block at one level and phrasing,
+        written in the answer format a language model is asked for (`format_document`)."""
         assert isinstance(state, SummaryState)
         if state.action != "single_shot":
             return [Sample({}, text, action=state.action) for text in self.candidates(state)[:k]]
@@ -213,8 +215,8 @@ class ComposePolicy:
         for level in LEVELS:
             for phrasing in PHRASINGS:
                 blocks = tuple(join(block_sentences(block, level), phrasing) for block in facts.blocks)
-                summary = module_candidates(facts, Document("", blocks))[1]
-                samples.append(Sample({}, summary, action="single_shot", metadata={"blocks": list(blocks)}))
+                document = Document(module_candidates(facts, Document("", blocks))[1], blocks)
+                samples.append(Sample({}, format_document(document), action="single_shot"))
         return samples[:k]
 
     def update(self, state_samples, advantages, kl_coef: float) -> UpdateStats:

@@ -18,8 +18,9 @@ from collections.abc import Sequence
 from pathlib import PurePosixPath
 
 from hdlrl.hdl.rename import defined_modules
-from hdlrl.policy.base import CoverState, DesignState, State
+from hdlrl.policy.base import CoverState, DesignState, State, SummaryState
 from hdlrl.policy.stimulus_prompt import stimulus_messages
+from hdlrl.policy.summary_prompt import summary_messages
 
 SYSTEM_PROMPT = (
     "You are an expert RTL designer. You rewrite Verilog so that it synthesises to less area, "
@@ -76,6 +77,8 @@ def build_messages(state: State) -> list[dict[str, str]]:
     """The chat messages for `state`, in the role/content shape of chat templates and chat-completion APIs."""
     if isinstance(state, CoverState):
         return stimulus_messages(state)
+    if isinstance(state, SummaryState):
+        return summary_messages(state)
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user_prompt(state)}]
 
 
@@ -140,8 +143,8 @@ def extract_sources(completion: str, expected_files: Sequence[str]) -> dict[str,
 
 def candidate_sources(completion: str, state: State) -> dict[str, str]:
     """The state's sources with the files the completion rewrote replaced; empty when it held no module
-    (and always for a stimulus program, which the cover loop reads from the completion's text)."""
-    if isinstance(state, CoverState):
+    (and always for a stimulus program or a summary, which their loops read from the completion's text)."""
+    if isinstance(state, CoverState | SummaryState):
         return {}
     extracted = extract_sources(completion, list(state.sources))
     return {} if extracted is None else {**state.sources, **extracted}

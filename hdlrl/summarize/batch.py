@@ -33,6 +33,7 @@ from hdlrl.policy import make_policy
 from hdlrl.policy.base import Policy
 from hdlrl.summarize.claims import Claim
 from hdlrl.summarize.flow import SummarizeFlow
+from hdlrl.summarize.fluency import LanguageModelFluency, embedded_fluency
 from hdlrl.summarize.rewards import score_document
 from hdlrl.summarize.search import SummarySearch
 
@@ -97,6 +98,16 @@ def _policy(spec: str, options: dict[str, Any]) -> Policy:
     return _policies[key]
 
 
+def fluency_function(flow: SummarizeFlow, policy: Policy) -> Callable[[str], float]:
+    """The fluency the flow names: the embedded heuristic, or SLOR under the hf policy's model and tokenizer."""
+    if flow.fluency == "embedded":
+        return embedded_fluency
+    tokenizer = getattr(policy, "tokenizer", None)  # only the hf policy holds a model with its tokenizer
+    if tokenizer is None:
+        raise HdlrlError(f"fluency: lm needs an hf policy (hf:PATH_OR_NAME), not {policy.name}")
+    return LanguageModelFluency(policy.model, tokenizer)
+
+
 def summarize_module(module: Module, policy: Policy, flow: SummarizeFlow,
                      children: dict[str, dict]) -> dict:
     """The row of one module: its search result, with the children's rows (by module name) as context."""
@@ -105,8 +116,10 @@ def summarize_module(module: Module, policy: Policy, flow: SummarizeFlow,
     child_behaviours = tuple(dict.fromkeys(behaviour for row in children.values()
                                            for behaviour in row.get("behaviours", [])))
 
+    fluency = fluency_function(flow, policy)
+
     def score(document):
-        return score_document(document, facts, flow.weights, frozenset(child_behaviours))
+        return score_document(document, facts, flow.weights, frozenset(child_behaviours), fluency)
 
     search = SummarySearch(policy, module.name, module.source, facts, score, flow.search,
                            {name: row["summary"] for name, row in children.items() if row.get("summary")},

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hdlrl.evaluate.flow import FLOWS_DIR
+from hdlrl.summarize.fluency import FLUENCY_KINDS
 from hdlrl.summarize.rewards import Weights
 from hdlrl.summarize.search import SearchSettings
 from hdlrl.yamlfile import load_yaml
@@ -18,6 +19,7 @@ class SummarizeFlow:
     weights: Weights = field(default_factory=Weights)
     search: SearchSettings = field(default_factory=SearchSettings)
     item_time_limit_s: float = 30.0
+    fluency: str = "embedded"  # one of FLUENCY_KINDS: the embedded heuristic, or the hf policy's SLOR
 
 
 def load_summarize_flow(path: Path = DEFAULT_SUMMARIZE_FLOW) -> SummarizeFlow:
@@ -25,9 +27,10 @@ def load_summarize_flow(path: Path = DEFAULT_SUMMARIZE_FLOW) -> SummarizeFlow:
     document = load_yaml(path)
     data = dict(document.data or {})
     sections = {"rewards": Weights, "search": SearchSettings}
+    known = (*sections, "item_time_limit_s", "fluency")
     for key in data:
-        if key not in (*sections, "item_time_limit_s"):
-            raise document.error(str(key), "unknown summarize option (known: rewards, search, item_time_limit_s)")
+        if key not in known:
+            raise document.error(str(key), f"unknown summarize option (known: {', '.join(known)})")
     built = {}
     for key, kind in sections.items():
         values = data.get(key) or {}
@@ -44,4 +47,7 @@ def load_summarize_flow(path: Path = DEFAULT_SUMMARIZE_FLOW) -> SummarizeFlow:
     limit = data.get("item_time_limit_s", 30.0)
     if not isinstance(limit, (int, float)) or limit <= 0:
         raise document.error("item_time_limit_s", "must be a positive number")
-    return SummarizeFlow(built["rewards"], built["search"], float(limit))
+    fluency = data.get("fluency", "embedded")
+    if fluency not in FLUENCY_KINDS:
+        raise document.error("fluency", f"must be one of {', '.join(FLUENCY_KINDS)}, not {fluency!r}")
+    return SummarizeFlow(built["rewards"], built["search"], float(limit), fluency)

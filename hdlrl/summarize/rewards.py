@@ -5,27 +5,23 @@
 - Local content adequacy (LCA): for each block, the fraction of its salient facts that the
   block's summary or the module summary states (and verifiably so); for the module's
   interface, the fraction the module summary states. LCA is the mean over those units.
-- Fluency: without a language model, 1 minus penalties for run-on sentences, repeated
-  word trigrams and code left in the prose (`hdlrl.summarize.fluency` has the LM's SLOR).
+- Fluency: a function of the document's text (`hdlrl.summarize.fluency`): by default 1 minus
+  penalties for run-on sentences, repeated word trigrams and code left in the prose, or a
+  language model's SLOR.
 
-Every function here depends on identifiers only through equality, never through their
-spelling or length: a summary of an alpha-renamed module scores the same.
+Every function here, and the default fluency, depends on identifiers only through equality,
+never through their spelling or length: a summary of an alpha-renamed module scores the same.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from hdlrl.hdl.facts import BlockFacts, ModuleFacts
 from hdlrl.summarize.claims import Claim, Scope, check, hallucination, sentence_claims, sentences
 from hdlrl.summarize.document import Document
-
-RUN_ON_WORDS = 30  # words a sentence may have before the run-on penalty starts
-_WORD = re.compile(r"`[^`]*`|\w+|[^\w\s`]")
-_CODE_TOKENS = re.compile(r"<=|==|!=|&&|\|\||;|\{|\}|\b(?:begin|end|endmodule|always|assign|posedge|negedge)\b|\d+'[bhdo]",
-                          re.IGNORECASE)
+from hdlrl.summarize.fluency import embedded_fluency
 
 
 @dataclass(frozen=True)
@@ -114,28 +110,6 @@ def local_content_adequacy(facts: ModuleFacts, module_stated: set[Claim], block_
         if wanted:
             fractions.append(_covered(wanted, stated | module_stated))
     return sum(fractions) / len(fractions) if fractions else 1.0
-
-
-def embedded_fluency(text: str) -> float:
-    """1 - 0.5 run-on - repetition - 0.5 code, in [0, 1].
-
-    run-on: per sentence, the words past RUN_ON_WORDS over RUN_ON_WORDS (at most 1), averaged;
-    repetition: the fraction of word trigrams of the whole text that repeat an earlier one;
-    code: per sentence, 0.5 per code token outside backticks (at most 1), averaged.
-    A backticked identifier is one word, whatever its length.
-    """
-    parts = sentences(text)
-    if not parts:
-        return 0.0
-    words = [_WORD.findall(sentence) for sentence in parts]
-    run_on = sum(min(1.0, max(0, len(sentence_words) - RUN_ON_WORDS) / RUN_ON_WORDS)
-                 for sentence_words in words) / len(parts)
-    # prose is compared case-blind, identifiers exactly (`REMAINER` and `remainer` are two signals)
-    all_words = [word if word.startswith("`") else word.lower() for sentence_words in words for word in sentence_words]
-    trigrams = list(zip(all_words, all_words[1:], all_words[2:]))
-    repetition = 1 - len(set(trigrams)) / len(trigrams) if trigrams else 0.0
-    code = sum(min(1.0, 0.5 * len(_CODE_TOKENS.findall(re.sub(r"`[^`]*`", " ", sentence)))) for sentence in parts) / len(parts)
-    return max(0.0, 1.0 - 0.5 * run_on - repetition - 0.5 * code)
 
 
 def score_document(document: Document, facts: ModuleFacts, weights: Weights,

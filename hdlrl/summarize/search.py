@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 from hdlrl.hdl.facts import ModuleFacts
 from hdlrl.policy.base import Policy, SummaryState
+from hdlrl.policy.summary_prompt import parse_document
 from hdlrl.summarize.document import Document
 from hdlrl.summarize.rewards import Scores
 
@@ -148,15 +149,15 @@ class SummarySearch:
         return SearchResult(best, self.score(best), iterations, len(self._scores))
 
     def single_shot_documents(self) -> list[Document]:
-        """Whole documents the policy writes at once (the single-shot baseline's candidates)."""
-        samples = self.policy.sample(self.state("single_shot", Document("", ("",) * len(self.facts.blocks))),
-                                     self.settings.candidates, self.settings.seed)
+        """Whole documents the policy writes at once (the single-shot baseline's candidates), each read from
+        its text by `parse_document` before cleaning: cleaning joins the lines its markers start."""
+        empty = Document("", ("",) * len(self.facts.blocks))
+        samples = self.policy.sample(self.state("single_shot", empty), self.settings.candidates, self.settings.seed)
         documents = []
         for sample in samples:
-            blocks = list(sample.metadata.get("blocks", []))[:len(self.facts.blocks)]
-            blocks += [""] * (len(self.facts.blocks) - len(blocks))
-            documents.append(Document(clean_candidate(sample.text), tuple(clean_candidate(text) for text in blocks)))
-        return documents or [Document("", ("",) * len(self.facts.blocks))]
+            summary, blocks = parse_document(sample.text, len(self.facts.blocks))
+            documents.append(Document(clean_candidate(summary), tuple(clean_candidate(text) for text in blocks)))
+        return documents or [empty]
 
     def single_shot(self) -> SearchResult:
         """The baseline: the best of the policy's whole documents, without search."""
