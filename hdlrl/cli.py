@@ -135,6 +135,10 @@ def build_parser() -> argparse.ArgumentParser:
                            help="score the summaries in --out against reference descriptions instead")
     summarize.add_argument("--json", action="store_true", help="print the batch's totals as JSON")
     _add_executor_arguments(summarize)
+    references = commands.add_parser("summarize-refs",
+                                     help="reference descriptions of design folders, for hdlrl summarize --eval")
+    references.add_argument("designs", nargs="+", type=Path, metavar="DESIGN_OR_FOLDER")
+    references.add_argument("--out", type=Path, default=Path("references.jsonl"), help="JSON lines to write")
 
     importer = commands.add_parser("import", help="import benchmark designs into the design format")
     importer.add_argument("suite", choices=("rtllm",))
@@ -164,6 +168,12 @@ def build_parser() -> argparse.ArgumentParser:
     bench_cover.add_argument("--cycles", type=int, default=256)
     bench_cover.add_argument("--workers", type=int, default=2)
     bench_cover.add_argument("--output", type=Path, help="write the results JSON here")
+    bench_summarize = bench_commands.add_parser("summarize", help="modules summarised per second, renamed copies")
+    bench_summarize.add_argument("inputs", nargs="*", type=Path, default=[Path("designs")], metavar="PATH")
+    bench_summarize.add_argument("--copies", type=int, default=8, help="renamed copies of each file")
+    bench_summarize.add_argument("--rounds", type=int, default=2)
+    bench_summarize.add_argument("--workers", type=int, default=2)
+    bench_summarize.add_argument("--output", type=Path, help="write the results JSON here")
     return parser
 
 
@@ -211,6 +221,10 @@ def main(argv: list[str] | None = None) -> int:
             from hdlrl.commands.summarize import run_summarize
 
             return run_summarize(arguments)
+        if arguments.command == "summarize-refs":
+            from hdlrl.commands.summarize import run_summarize_references
+
+            return run_summarize_references(arguments)
         if arguments.command == "import":
             from hdlrl.importers.rtllm import run_import
 
@@ -219,6 +233,10 @@ def main(argv: list[str] | None = None) -> int:
             from hdlrl.commands.pdk import run_pdk
 
             return run_pdk(arguments)
+        if arguments.command == "bench" and arguments.bench_command == "summarize":
+            from hdlrl.bench.summarize import run_bench_summarize
+
+            return run_bench_summarize(arguments)
         if arguments.command == "bench" and arguments.bench_command == "cover":
             from hdlrl.bench.cover import run_bench_cover
 

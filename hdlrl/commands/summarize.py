@@ -13,7 +13,8 @@ from hdlrl.errors import HdlrlError
 from hdlrl.evaluate.executors import make_executor
 from hdlrl.policy import policy_options
 from hdlrl.report import text_table
-from hdlrl.summarize.batch import expand_inputs, plan_batch, read_written
+from hdlrl.summarize.batch import expand_inputs, plan_batch, read_written, write_batch
+from hdlrl.summarize.evaluate import SentenceEmbedder, evaluate, load_references, references_from_designs
 from hdlrl.summarize.flow import DEFAULT_SUMMARIZE_FLOW, load_summarize_flow
 
 
@@ -39,7 +40,7 @@ def batch_totals(rows: list[dict]) -> dict:
 def run_summarize(arguments: argparse.Namespace) -> int:
     out: Path = arguments.out or Path("summaries.jsonl")
     if arguments.eval:
-        raise HdlrlError("--eval (ROUGE-L and embedding similarity against references) is not built yet")
+        return run_evaluation(arguments.eval, out, arguments.json)
     if not arguments.inputs:
         raise HdlrlError("name the HDL files, folders or globs to summarise")
     flow = load_summarize_flow(arguments.flow or DEFAULT_SUMMARIZE_FLOW)
@@ -47,24 +48,11 @@ def run_summarize(arguments: argparse.Namespace) -> int:
     written = read_written(out) if arguments.resume else {}
     plan = plan_batch(files, arguments.policy, policy_options(arguments.policy_option or []), flow, written,
                       arguments.include, _defines(arguments.define))
-    out.parent.mkdir(parents=True, exist_ok=True)
-    rows = list(written.values())
     progress = tqdm(total=plan.modules, initial=len(written), unit="module", desc="summarize", file=sys.stderr,
                     disable=arguments.json or None)
     executor = make_executor(arguments.executor, arguments.workers, arguments.ray_address)
     try:
-        with out.open("a" if arguments.resume else "w") as handle:
-            def write(row: dict) -> None:
-                handle.write(json.dumps(row) + "\n")
-                handle.flush()
-                rows.append(row)
-                progress.update(1)
-
-            for row in plan.unread:
-                write(row)
-            for job_rows in executor.map(plan.jobs):
-                for row in job_rows:
-                    write(row)
+        rows = write_batch(plan, executor, out, lambda row: progress.update(1))
     finally:
         executor.close()
         progress.close()
@@ -75,4 +63,33 @@ def run_summarize(arguments: argparse.Namespace) -> int:
         print(text_table(("field", "value"), [(key, value) for key, value in totals.items() if key != "parsers"]
                          + [("parsers", ", ".join(f"{k} {v}" for k, v in totals["parsers"].items()))]))
         print(f"rows: {out}")
+    return 0
+
+
+def run_evaluation(references_path: Path, out: Path, as_json: bool) -> int:
+    """The summaries in `out` against the references: ROUGE-L and embedding similarity per module, and means."""
+    if not out.is_file():
+        raise HdlrlError("no summaries to evaluate (run hdlrl summarize first, or name them with --out)", out)
+    references = load_references(references_path)
+    evaluation = evaluate(list(read_written(out).values()), references, SentenceEmbedder())
+    if evaluation.embedding_note and evaluation.embedding is None:
+        print(f"hdlrl: {evaluation.embedding_note}", file=sys.stderr)
+    if as_json:
+        print(json.dumps(evaluation.as_dict(), indent=2))
+        return 0
+    print(text_table(("module", "path", "ROUGE-L", "embedding"),
+                     [(row["module"], row["path"], row["rouge_l"], row["embedding"]) for row in evaluation.rows]
+                     + [("mean", f"{len(evaluation.rows)} matched", evaluation.rouge_l, evaluation.embedding)]))
+    if evaluation.unmatched_references:
+        print(f"{evaluation.unmatched_references} of {len(references)} references match no summary")
+    return 0
+
+
+def run_summarize_references(arguments: argparse.Namespace) -> int:
+    references, undescribed = references_from_designs(arguments.designs)
+    arguments.out.parent.mkdir(parents=True, exist_ok=True)
+    arguments.out.write_text("".join(json.dumps({"module": reference.module, "path": reference.path,
+                                                 "reference": reference.text}) + "\n" for reference in references))
+    print(f"{len(references)} references written to {arguments.out}"
+          + (f"; {undescribed} designs have no description" if undescribed else ""))
     return 0
