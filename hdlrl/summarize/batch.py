@@ -11,6 +11,7 @@ batch goes on.
 
 from __future__ import annotations
 
+import functools
 import glob
 import hashlib
 import itertools
@@ -102,10 +103,15 @@ def fluency_function(flow: SummarizeFlow, policy: Policy) -> Callable[[str], flo
     """The fluency the flow names: the embedded heuristic, or SLOR under the hf policy's model and tokenizer."""
     if flow.fluency == "embedded":
         return embedded_fluency
-    tokenizer = getattr(policy, "tokenizer", None)  # only the hf policy holds a model with its tokenizer
-    if tokenizer is None:
+    if getattr(policy, "tokenizer", None) is None:  # only the hf policy holds a model with its tokenizer
         raise HdlrlError(f"fluency: lm needs an hf policy (hf:PATH_OR_NAME), not {policy.name}")
-    return LanguageModelFluency(policy.model, tokenizer)
+    return _language_model_fluency(policy)
+
+
+@functools.cache
+def _language_model_fluency(policy: Policy) -> LanguageModelFluency:
+    """One scorer per policy, so its unigram pass and its cache serve every module of the batch."""
+    return LanguageModelFluency(policy.model, policy.tokenizer)
 
 
 def summarize_module(module: Module, policy: Policy, flow: SummarizeFlow,
