@@ -60,3 +60,8 @@ def test_eval_scores_the_design_summaries_against_their_descriptions(embedder, t
     assert broken.returncode != 0 and "Traceback" not in broken.stderr
     [line] = broken.stderr.strip().splitlines()
     assert f"{references}:{len(described) + 1}:" in line
+
+    references.write_text('{"module": "alu8", "reference": "an ALU", "path": 5}\n')
+    mistyped = _hdlrl("summarize", "--eval", str(references), "--out", str(summaries), check=False)
+    assert mistyped.returncode != 0 and "Traceback" not in mistyped.stderr
+    assert mistyped.stderr.strip() == f'hdlrl: error: {references}:1: "path" must be a string'

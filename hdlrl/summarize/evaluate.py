@@ -100,6 +100,9 @@ def load_references(path: Path) -> list[Reference]:
             raise HdlrlError(f"not a JSON object: {error.msg}", path, number) from None
         if not isinstance(row, dict) or not isinstance(row.get("module"), str) or not isinstance(row.get("reference"), str):
             raise HdlrlError('a reference needs "module" and "reference" strings', path, number)
+        for optional in ("path", "id"):
+            if row.get(optional) is not None and not isinstance(row[optional], str):
+                raise HdlrlError(f'"{optional}" must be a string', path, number)
         references.append(Reference(row["module"], row["reference"], row.get("path"), row.get("id")))
     return references
 
