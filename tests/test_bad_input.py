@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
+import sys
 import time
 from pathlib import Path
 
@@ -135,8 +137,10 @@ def test_sandbox_keeps_the_host_read_only_and_offline(tmp_path: Path, sentinel_d
 
 
 def test_time_limit_kills_the_whole_process_group(tmp_path: Path) -> None:
+    """Two CPU burners, one in the background: the CPU limit stops both, and the run ends."""
     runner = ToolRunner(tmp_path / "scratch", Limits(time_s=1))
+    burn = shlex.join([sys.executable, "-c", "while True: pass"])
     started = time.monotonic()
-    run = runner.run(["sh", "-c", "sleep 30 & sleep 30; wait"])
-    assert run.timed_out and not run.ok
+    run = runner.run(["sh", "-c", f"{burn} & {burn}; wait"])
+    assert run.timed_out and not run.ok and run.limit_hit == "cpu"
     assert time.monotonic() - started < 10

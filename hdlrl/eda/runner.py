@@ -1,33 +1,70 @@
-"""Run one EDA tool on untrusted input: scratch directory, time limit, memory limit, sandbox.
+"""Run one EDA tool on untrusted input: scratch directory, CPU limit, memory limit, sandbox.
 
 Candidate RTL comes from language models, so every tool invocation is treated as running
 hostile code. The runner
 - works only inside a scratch directory it is given;
-- kills the whole process group when the wall-clock limit passes;
-- caps the address space (RLIMIT_AS) so a huge memory declaration fails instead of swapping;
+- limits the CPU seconds of the tool and of the processes it starts, not wall-clock time,
+  so a verdict does not depend on the machine's load: the measured total decides, RLIMIT_CPU
+  stops each process; a generous wall-clock backstop only ends stalls;
+- kills the whole process group when the tool ends or stalls, so nothing it started outlives it;
+- caps the address space (RLIMIT_AS) so a huge memory declaration fails instead of swapping,
+  and the size of a written file (RLIMIT_FSIZE);
+- keeps only the start and the end of a huge output, so a candidate printing gigabytes
+  cannot exhaust the parent's memory;
 - wraps the command in bubblewrap where it is installed: no network, the file system
   read-only except the scratch directory and a private /tmp.
 """
 
 from __future__ import annotations
 
+import math
 import os
+import re
 import resource
+import select
 import signal
 import subprocess
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 from hdlrl.eda.toolchain import find_tool
+
+# The kernel charges RLIMIT_CPU by timer ticks, which run a few percent ahead of the precise
+# CPU time measured at exit. A process is stopped only this far past the limit, so whichever
+# one is stopped (a compiler's child too, whose signal the tool may hide) has overrun the limit
+# by any measure, and the measured total says so.
+RLIMIT_CPU_FACTOR = 1.2
+CPU_KILL_MARGIN_S = 1  # SIGXCPU at the soft limit; SIGKILL this much later for a process that ignores it
+FILE_SIZE_LIMIT_BYTES = 2 * 1024 ** 3
+OUTPUT_KEPT_BYTES = 4 * 1024 * 1024  # of each stream, from its start and from its end
+
+# Inside bubblewrap the tool is not the runner's child, and bwrap exits before reaping the
+# sandbox's init, so wait4 would see only bwrap's own CPU time. A shell inside waits for the
+# tool and writes `times` (its children's CPU) to a descriptor that the tool does not inherit.
+_MEASURE_SCRIPT = '"$@" {fd}>&-; status=$?; times >&{fd}; exit $status'
+_TIMES = re.compile(rb"(\d+)m([\d.,]+)s")
 
 
 @dataclass
 class Limits:
-    """Resource limits of one tool invocation."""
+    """Resource limits of one tool invocation.
+
+    `time_s` is the CPU-second limit of one invocation: the CPU seconds of the tool and of the
+    processes it starts, not wall-clock seconds, so the same candidate gets the same verdict
+    on an idle machine and on a loaded one. Wall-clock time is bounded only by `stall_s`, a
+    backstop against stalls.
+    """
 
     time_s: float = 120.0
     memory_mb: int = 4096
+
+    @property
+    def stall_s(self) -> float:
+        """Wall-clock seconds after which the tool is taken as stalled: loose enough that load never reaches it."""
+        return 4 * self.time_s + 60
 
 
 @dataclass
@@ -40,9 +77,14 @@ class ToolRun:
     stdout: str
     stderr: str
     wall_s: float
-    timed_out: bool = False
+    cpu_s: float  # of the tool and of the processes it started and reaped
+    limit_hit: str | None = None  # "cpu" (over `limits.time_s`), "wall" (stalled past `limits.stall_s`) or None
     sandboxed: bool = False
     limits: Limits = field(default_factory=Limits)
+
+    @property
+    def timed_out(self) -> bool:
+        return self.limit_hit is not None
 
     @property
     def ok(self) -> bool:
@@ -74,6 +116,49 @@ def _bwrap_prefix(bwrap: str, scratch: Path, readable: tuple[Path, ...], writabl
     ]
 
 
+def _reap(process: subprocess.Popen, stall_s: float) -> tuple[resource.struct_rusage, bool]:
+    """Wait for `process` (at most `stall_s` wall-clock seconds), kill its process group, reap it.
+
+    Returns its resource usage, which includes the descendants it reaped (Popen keeps none),
+    and whether it stalled. The group is killed while the leader is still unreaped, so its id
+    cannot have been reused by then.
+    """
+    pidfd = os.pidfd_open(process.pid)
+    try:
+        poller = select.poll()
+        poller.register(pidfd, select.POLLIN)
+        stalled = not poller.poll(stall_s * 1000)
+    finally:
+        os.close(pidfd)
+    os.killpg(process.pid, signal.SIGKILL)
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    return usage, stalled
+
+
+def _reported_cpu_s(report: IO[bytes]) -> float | None:
+    """CPU seconds of the measuring shell's children from its `times` report; None when it wrote none."""
+    report.seek(0)
+    values = [int(minutes) * 60 + float(seconds.replace(b",", b"."))
+              for minutes, seconds in _TIMES.findall(report.read())]
+    return sum(values[2:]) if len(values) == 4 else None
+
+
+def _read_bounded(stream: IO[bytes]) -> str:
+    """The first and the last OUTPUT_KEPT_BYTES of `stream`, with a note of what was cut between them."""
+    size = stream.seek(0, os.SEEK_END)
+    stream.seek(0)
+    if size <= 2 * OUTPUT_KEPT_BYTES:
+        data = stream.read(size)
+    else:
+        head = stream.read(OUTPUT_KEPT_BYTES)
+        stream.seek(size - OUTPUT_KEPT_BYTES)
+        cut = f"\n[hdlrl: {size - 2 * OUTPUT_KEPT_BYTES} bytes of output cut here]\n".encode()
+        data = head + cut + stream.read(OUTPUT_KEPT_BYTES)
+    # Decoded as Popen's text mode did: invalid bytes replaced, universal newlines.
+    return data.decode(errors="replace").replace("\r\n", "\n").replace("\r", "\n")
+
+
 class ToolRunner:
     """Runs commands inside one scratch directory under fixed limits."""
 
@@ -98,31 +183,41 @@ class ToolRunner:
             writable: tuple[Path, ...] = ()) -> ToolRun:
         """Run `argv` in the scratch directory; never raises for tool failure or time-out.
 
+        The run timed out ("cpu") when the tool and the processes it reaped used more than
+        `limits.time_s` CPU seconds, or its RLIMIT_CPU killed it (SIGXCPU, which bwrap and a
+        shell report as 128 + the signal); ("wall") when it stalled past `limits.stall_s`.
         `writable` folders stay writable inside the sandbox (a compiler cache shared by runs).
         """
         limits = limits or self.limits
-        prefix = _bwrap_prefix(self._bwrap, self.scratch, self._readable, writable) if self._bwrap else []
         memory_bytes = limits.memory_mb * 1024 * 1024
+        soft_cpu_s = max(1, math.ceil(limits.time_s * RLIMIT_CPU_FACTOR))
 
-        def limit_memory() -> None:
+        def limit_child() -> None:
             resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
             resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+            resource.setrlimit(resource.RLIMIT_CPU, (soft_cpu_s, soft_cpu_s + CPU_KILL_MARGIN_S))
+            resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE_LIMIT_BYTES, FILE_SIZE_LIMIT_BYTES))
 
-        started = time.perf_counter()
-        process = subprocess.Popen(
-            prefix + argv, cwd=self.scratch, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            stdin=subprocess.DEVNULL, text=True, errors="replace", start_new_session=True,
-            preexec_fn=limit_memory, env={**os.environ, **(env or {})},
-        )
-        timed_out = False
-        try:
-            stdout, stderr = process.communicate(timeout=limits.time_s)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            os.killpg(process.pid, signal.SIGKILL)
-            stdout, stderr = process.communicate()
-        run = ToolRun(argv=list(argv), cwd=str(self.scratch), returncode=process.returncode,
-                      stdout=stdout, stderr=stderr, wall_s=time.perf_counter() - started,
-                      timed_out=timed_out, sandboxed=self.sandboxed, limits=limits)
+        with tempfile.TemporaryFile() as stdout, tempfile.TemporaryFile() as stderr, \
+                tempfile.TemporaryFile() as report:
+            command = list(argv)
+            if self._bwrap:
+                command = [*_bwrap_prefix(self._bwrap, self.scratch, self._readable, writable),
+                           "bash", "-c", _MEASURE_SCRIPT.format(fd=report.fileno()), "bash", *argv]
+            started = time.perf_counter()
+            process = subprocess.Popen(
+                command, cwd=self.scratch, stdout=stdout, stderr=stderr, stdin=subprocess.DEVNULL,
+                start_new_session=True, preexec_fn=limit_child, env={**os.environ, **(env or {})},
+                pass_fds=(report.fileno(),) if self._bwrap else (),
+            )
+            usage, stalled = _reap(process, limits.stall_s)
+            wall_s = time.perf_counter() - started
+            reported = _reported_cpu_s(report) if self._bwrap else None
+            used_cpu_s = usage.ru_utime + usage.ru_stime if reported is None else reported
+            killed_by_cpu_limit = process.returncode in (-signal.SIGXCPU, 128 + signal.SIGXCPU)
+            limit_hit = "wall" if stalled else "cpu" if killed_by_cpu_limit or used_cpu_s > limits.time_s else None
+            run = ToolRun(argv=list(argv), cwd=str(self.scratch), returncode=process.returncode,
+                          stdout=_read_bounded(stdout), stderr=_read_bounded(stderr), wall_s=wall_s,
+                          cpu_s=used_cpu_s, limit_hit=limit_hit, sandboxed=self.sandboxed, limits=limits)
         self.history.append(run)
         return run

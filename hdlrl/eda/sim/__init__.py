@@ -44,7 +44,8 @@ def judge(simulator: str, run: ToolRun, testbench: Testbench, compile_wall_s: fl
     wall = compile_wall_s + run.wall_s
     if run.timed_out:
         return SimResult(simulator, True, False, f"simulation exceeded {run.limits.time_s:g} s "
-                         "(a loop without delay, or a testbench without $finish)", [], tail, wall, True)
+                         "(a loop without delay, or a testbench without $finish), counted in CPU seconds",
+                         [], tail, wall, True)
     if run.memory_exceeded:
         return SimResult(simulator, True, False, f"simulation exceeded the {run.limits.memory_mb} MiB memory limit",
                          [], tail, wall)
