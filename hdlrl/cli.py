@@ -35,6 +35,8 @@ def _add_optimize_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-update", action="store_true", help="frozen policy: search without learning")
     parser.add_argument("--best-of-n", action="store_true", help="baseline: sample the original design only, frozen")
+    parser.add_argument("--accept-unproven", action="store_true",
+                        help="report a bounded or simulated design as the best (default: proven designs only)")
     parser.add_argument("--out", type=Path, help="run directory (default: runs/DESIGN-seedS)")
     parser.add_argument("--flow", type=Path, help="optimiser flow YAML (default: flows/optimize.yaml)")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")

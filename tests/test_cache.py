@@ -40,16 +40,27 @@ def test_second_run_is_served_from_the_cache_with_the_same_numbers(tmp_path: Pat
     assert len(ResultCache(tmp_path / "cache.sqlite")) == 1
 
 
-def test_key_ignores_comments_and_layout_but_not_logic(tmp_path: Path, design) -> None:
+def test_key_covers_every_byte_comments_and_layout_included(tmp_path: Path, design) -> None:
+    """A comment can be a translate_off pragma, and a huge comment file once got another file's
+    verdict: the key hashes the bytes, so no edit is assumed harmless."""
     pdk, flow = get_pdk("generic"), load_flow()
     source = design.rtl[0].read_text()
-    commented = tmp_path / "commented.v"
-    commented.write_text("// a new comment\n" + source.replace(";", " ;  /* spaced */"))
-    changed = tmp_path / "changed.v"
-    changed.write_text(source.replace("1'b1", "1'b0", 1) if "1'b1" in source else source + "\nmodule extra; endmodule\n")
+    copy = tmp_path / "copy.v"
+    copy.write_text(source)
+    variants = {
+        "comment": "// a new comment\n" + source,
+        "layout": source.replace(";", " ;"),
+        "pragma": source.replace("endmodule", "// synopsys translate_off\n// synopsys translate_on\nendmodule"),
+        "logic": source.replace("1'b1", "1'b0", 1) if "1'b1" in source else source + "\nmodule extra; endmodule\n",
+    }
     reference_key = cache_key(design, pdk, flow, VERSIONS)
-    assert cache_key(design.with_rtl((commented,)), pdk, flow, VERSIONS) == reference_key
-    assert cache_key(design.with_rtl((changed,)), pdk, flow, VERSIONS) != reference_key
+    assert cache_key(design.with_rtl((copy,)), pdk, flow, VERSIONS) == reference_key  # same bytes, same key
+    keys = set()
+    for name, text in variants.items():
+        path = tmp_path / f"{name}.v"
+        path.write_text(text)
+        keys.add(cache_key(design.with_rtl((path,)), pdk, flow, VERSIONS))
+    assert reference_key not in keys and len(keys) == len(variants)
 
 
 def test_changed_tool_version_or_flow_option_invalidates(design) -> None:

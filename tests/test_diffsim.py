@@ -1,5 +1,6 @@
 """Differential simulation on real simulators: a reference agrees with itself, injected bugs are
-caught at the cycle the stimulus predicts, and a broken or hanging candidate is reported, not raised."""
+caught at the cycle the stimulus predicts (a hidden counter's deviation long after reset too), and a
+broken or hanging candidate is reported, not raised."""
 
 from __future__ import annotations
 
@@ -10,13 +11,16 @@ import pytest
 
 from hdlrl.design import Design, load_design
 from hdlrl.eda.runner import ToolRunner
-from hdlrl.evaluate.cascade import stage_scratch
+from hdlrl.evaluate.flow import FLOWS_DIR
+from hdlrl.evaluate.staging import stage_scratch
 from hdlrl.verify.diffsim import DiffSimOptions, DiffSimResult, differential_simulation, generate_stimulus
+from hdlrl.verify.flow import GATE_RESET_FREE_CYCLES, load_gate_flow
 from hdlrl.verify.interface import Interface, read_interface
 
 from conftest import DESIGNS_DIR
 
-ICARUS = DiffSimOptions(simulator="icarus")
+GATE = load_gate_flow().differential
+ICARUS = DiffSimOptions(simulator="icarus", reset_free_cycles=GATE.reset_free_cycles)
 
 
 class Bench:
@@ -56,7 +60,7 @@ def test_reference_agrees_with_itself(tmp_path: Path, name: str) -> None:
     result = bench.compare()
     assert result.ran and result.agreed, result.reason
     assert result.agreement == 1.0 and result.mismatched_cycles == 0 and result.first_mismatch is None
-    expected_cycles = ICARUS.cycles - (ICARUS.reset_cycles if bench.design.reset else 0)
+    expected_cycles = ICARUS.cycles + ICARUS.reset_free_cycles - (ICARUS.reset_cycles if bench.design.reset else 0)
     assert result.cycles == expected_cycles
     assert result.simulator == "icarus" and result.seed == ICARUS.seed
 
@@ -117,6 +121,75 @@ def test_bug_after_a_midrun_reset_is_caught(tmp_path: Path) -> None:
     assert (result.first_mismatch.cycle, result.first_mismatch.output) == (midrun_start, "q")
     assert result.first_mismatch.inputs["rst_n"] == "1'h0"
     assert (result.first_mismatch.reference, result.first_mismatch.candidate) == ("8'h00", "8'h01")
+
+
+def _reset_cycles(bench: Bench, options: DiffSimOptions) -> list[int]:
+    """The cycles of the generated stimulus with the reset asserted, at the design's polarity."""
+    stimulus = generate_stimulus(bench.design, bench.interface, options)
+    assert stimulus.ports[0].name == bench.design.reset.name
+    active = 1 if bench.design.reset.polarity == "high" else 0
+    return [cycle for cycle, row in enumerate(stimulus.rows) if row[0] == active]
+
+
+def _longest_hold(values: list[int]) -> int:
+    longest = length = 1
+    for previous, value in zip(values, values[1:]):
+        length = length + 1 if value == previous else 1
+        longest = max(longest, length)
+    return longest
+
+
+@pytest.mark.parametrize("name", ["seq_detect", "mac8"])  # reset active low, active high
+def test_gate_flow_ends_in_a_reset_free_stretch_of_two_to_the_17_cycles(tmp_path: Path, name: str) -> None:
+    assert GATE.reset_free_cycles >= 2 ** 17
+    bench = Bench(tmp_path, name)
+    stimulus = generate_stimulus(bench.design, bench.interface, GATE)
+    assert len(stimulus.rows) == GATE.cycles + GATE.reset_free_cycles
+    resets = _reset_cycles(bench, GATE)
+    midrun = resets[GATE.reset_cycles:]
+    assert resets[:GATE.reset_cycles] == list(range(GATE.reset_cycles))
+    assert len(midrun) == 2 and GATE.cycles // 4 <= midrun[0] < 3 * GATE.cycles // 4
+    stretch = stimulus.rows[midrun[-1] + 1:]
+    assert len(stretch) >= GATE.reset_free_cycles
+    # The long holds of control inputs go on over the whole stretch, not only in the opening.
+    controls = [index for index, port in enumerate(stimulus.ports) if index and port.width <= 2]
+    assert controls
+    for index in controls:
+        for part in (stretch[:len(stretch) // 2], stretch[len(stretch) // 2:]):
+            assert _longest_hold([row[index] for row in part]) >= 512
+
+
+@pytest.mark.parametrize("differential, reset_free_cycles", [("{reset_free_cycles: 5}", 5),
+                                                             ("{seed: 2}", GATE_RESET_FREE_CYCLES)])
+def test_gate_flow_loader_reads_the_reset_free_stretch(tmp_path: Path, differential: str,
+                                                       reset_free_cycles: int) -> None:
+    """A gate flow that names no stretch gets the gate's, not the plain options' 0."""
+    flow = tmp_path / "gate.yaml"
+    flow.write_text(f"evaluation: {FLOWS_DIR / 'eval.yaml'}\ndifferential: {differential}\n")
+    assert load_gate_flow(flow).differential.reset_free_cycles == reset_free_cycles
+    assert DiffSimOptions().reset_free_cycles == 0
+
+
+@pytest.mark.parametrize("deviation", [8191, 60000])
+def test_hidden_counter_deviating_long_after_reset_is_caught(tmp_path: Path, deviation: int) -> None:
+    """A detector that goes blind `deviation` cycles after reset: the 10,000-cycle opening alone,
+    with its mid-run reset, never gets that far from a reset, and a 20-deep proof cannot either."""
+    bench = Bench(tmp_path, "seq_detect")
+    candidate = bench.mutant("    reg [2:0] state, next;", """    reg [2:0] state, next;
+    reg [15:0] since_reset;
+    always @(posedge clk or negedge rst_n)
+        if (!rst_n) since_reset <= 16'd0;
+        else if (since_reset != 16'hffff) since_reset <= since_reset + 16'd1;""")
+    candidate = candidate.replace("assign detected = (state == S_1011);",
+                                  f"assign detected = (state == S_1011) && (since_reset < 16'd{deviation});")
+    assert bench.compare(candidate, replace(GATE, reset_free_cycles=0)).agreed
+
+    result = bench.compare(candidate, GATE)
+    assert result.ran and not result.agreed and result.simulator == GATE.simulator
+    mismatch = result.first_mismatch
+    assert (mismatch.output, mismatch.reference, mismatch.candidate) == ("detected", "1'h1", "1'h0")
+    # The counter counts from the last reset (the mid-run one): blind from `deviation` rising edges after it.
+    assert mismatch.cycle >= _reset_cycles(bench, GATE)[-1] + deviation >= deviation
 
 
 def test_unknown_bits_are_dont_care_in_the_reference_only(tmp_path: Path) -> None:

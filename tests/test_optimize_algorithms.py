@@ -159,6 +159,20 @@ def test_eviction_never_drops_initial_or_best_states() -> None:
     assert pool.best().id == "A"
 
 
+def test_reported_best_is_proven_unless_unproven_levels_are_accepted() -> None:
+    pool = Pool()
+    pool.add(state("R", 7.0, initial=True, level="simulated"))  # the reference itself: always reportable
+    pool.add(state("P", 8.0, "R", level="proven"))
+    pool.add(state("B", 9.0, "R", level="bounded(20)"))
+    pool.add(state("S", 9.5, "R", level="simulated"))
+    assert pool.best().id == "S"
+    assert pool.best(proven_only=True).id == "P"
+    lone = Pool()
+    lone.add(state("R", 7.0, initial=True, level="simulated"))
+    lone.add(state("B", 9.0, "R", level="bounded(20)"))
+    assert lone.best(proven_only=True).id == "R"
+
+
 def test_save_and_load_round_trip(tmp_path: Path) -> None:
     pool = family_pool(max_size=50)
     pool.record_expansion("A", [None, 8.5, 3.0])

@@ -66,6 +66,7 @@ def test_optimize_writes_its_run_directory_and_json(small_flow: Path, tmp_path: 
         assert key in summary
     assert set(summary["best_ppa"]) == {"area_um2", "delay_ns", "power_mw"}
     assert summary["verified"] and summary["ppa_product_ratio"] <= 1.0
+    assert summary["gate_level"] == "proven" and summary["best_levels"] == "proven only"
     assert json.loads((out / "summary.json").read_text()) == summary
     for name in ("best.v", "history.jsonl", "pool.json", "report.html"):
         assert (out / name).is_file(), name

@@ -321,8 +321,8 @@ def test_prefix_adder_keeps_the_borrow_above_the_difference() -> None:
                                        "brent_kung")
     printed = unparse(rewritten)
     assert len(done) == 2
-    assert "module hdlrl_brent_kung_sub16" in printed and "module hdlrl_brent_kung_add16" in printed
-    assert re.search(r"\{ 2\{ !hdlrl_sum\w*\[16\] \} \}, hdlrl_sum\w*\[15:0\] \}", printed), printed
+    assert "module rewrite_brent_kung_sub16" in printed and "module rewrite_brent_kung_add16" in printed
+    assert re.search(r"\{ 2\{ !rewrite_sum\w*\[16\] \} \}, rewrite_sum\w*\[15:0\] \}", printed), printed
 
 
 # ---------------------------------------------------------------------------- project designs

@@ -18,7 +18,8 @@ from hdlrl.verify.job import GateJob, run_gate_job
 from hdlrl.verify.score import GateScore, pooled_score, score_design
 
 SCORE_HEADERS = ("design", "mutants", "equivalent", "killed_by_testbench", "kill_rate_testbench",
-                 "killed_by_gate", "kill_rate_gate", "false_rejections", "gate_median_s", "gate_p95_s")
+                 "killed_by_gate", "kill_rate_gate", "false_rejections", "gate_median_s", "gate_p90_s",
+                 "tool_median_s", "tool_p90_s")
 
 
 def run_gate(arguments: argparse.Namespace) -> int:

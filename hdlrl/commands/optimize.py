@@ -52,7 +52,8 @@ def optimize_design(design: Design, arguments: argparse.Namespace, run_dir: Path
     flow, pdk = shared.flow, shared.pdk
     policy = make_policy(arguments.policy, **policy_options(arguments.policy_option or []))
     run = OptimizeRun(design, policy, pdk, flow, run_dir, shared.executor, shared.cache_path, arguments.seed,
-                      _mode(arguments), False if arguments.no_sandbox else None, progress=not arguments.json)
+                      _mode(arguments), False if arguments.no_sandbox else None, progress=not arguments.json,
+                      accept_unproven=arguments.accept_unproven)
     best = run.run(resume=arguments.resume)
     summary = {
         "design": design.name, "policy": policy.name, "mode": _mode(arguments), "pdk": pdk.name,
@@ -61,6 +62,7 @@ def optimize_design(design: Design, arguments: argparse.Namespace, run_dir: Path
         "reference_ppa": run.state.reference_ppa, "best_ppa": best.ppa,
         "ppa_product_ratio": run.best_ratio(),
         "verified": best.accepted, "gate_level": best.level, "best_state_id": best.id,
+        "best_levels": "any accepted level (--accept-unproven)" if arguments.accept_unproven else "proven only",
         "best_action": best.metadata.get("action"),
         "best_lineage": _lineage(run, best),
         "recipe": best.recipe,  # the synthesis recipe best.v was measured with

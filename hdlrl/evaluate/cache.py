@@ -1,8 +1,9 @@
 """A content-addressed cache of evaluation results, in sqlite.
 
-The key hashes everything that can change a result: the normalised RTL (comments and
-layout removed), the testbench and data files, the design's clocks and reset, the flow
-configuration, the PDK liberty and the versions of every tool. A hit costs one indexed
+The key hashes everything that can change a result: the exact bytes of the RTL (a comment
+can be a translate_off pragma, so no edit is assumed harmless), the testbench and data files,
+the design's clocks and reset, the flow configuration, the view's macro set, the PDK liberty
+and the versions of every tool. A hit costs one indexed
 lookup; a changed tool version or flow option is a different key, so stale results are
 never served.
 """
@@ -19,11 +20,12 @@ from typing import Any, Callable
 from hdlrl.design import Design
 from hdlrl.evaluate.result import EvalResult
 from hdlrl.hdl.lexer import normalise
+from hdlrl.hdl.view import VIEW_DEFINES
 from hdlrl.paths import user_cache_dir
 from hdlrl.pdk import Pdk
 from hdlrl.serialize import to_jsonable
 
-SCHEMA_VERSION = 1  # bump when EvalResult or the cascade changes meaning
+SCHEMA_VERSION = 2  # bump when EvalResult or the cascade changes meaning (2: the one preprocessed view)
 
 
 def file_digest(path: Path) -> str:
@@ -31,7 +33,8 @@ def file_digest(path: Path) -> str:
 
 
 def rtl_digest(path: Path) -> str:
-    """Digest of a source after normalisation, so comment and layout edits share a result."""
+    """Digest of a source after normalisation, so comment and layout edits compare equal: what a
+    resumed run checks its design against. Never a cache key (`cache_key` hashes bytes)."""
     try:
         return hashlib.sha256(normalise(path.read_text(encoding="utf-8")).encode()).hexdigest()
     except UnicodeDecodeError:
@@ -39,7 +42,7 @@ def rtl_digest(path: Path) -> str:
 
 
 def cache_key(design: Design, pdk: Pdk, flow: Any, versions: dict[str, str], extra: dict | None = None) -> str:
-    """sha256 of every input of the evaluation, with RTL compared after normalisation.
+    """sha256 of every input of the evaluation, byte for byte.
 
     `flow` is any flow dataclass (the evaluation's or the gate's); `extra` adds inputs of
     other jobs (the gate adds its reference sources).
@@ -47,7 +50,8 @@ def cache_key(design: Design, pdk: Pdk, flow: Any, versions: dict[str, str], ext
     material = {
         "schema": SCHEMA_VERSION,
         "top": design.top,
-        "rtl": [rtl_digest(path) for path in design.rtl],
+        "rtl": [file_digest(path) for path in design.rtl],
+        "view_defines": VIEW_DEFINES,
         "testbench": {
             "kind": design.testbench.kind, "top": design.testbench.top, "module": design.testbench.module,
             "pass": design.testbench.pass_pattern, "fail": design.testbench.fail_pattern,
@@ -113,7 +117,9 @@ def cached_result(cache_path: Path | None, key: Callable[[], str], kind: type, c
     """`compute()`'s result, or the one stored under `key()` in the cache at `cache_path`.
 
     With no cache path, compute without hashing anything. A computed result is stored with
-    its key (`result.cache_key`) for the next caller.
+    its key (`result.cache_key`) for the next caller, unless a tool timed out computing it: a
+    time-out depends on the machine (its speed, what else ran), so it is not a verdict on the
+    inputs the key hashes, and the next caller computes again.
     """
     if cache_path is None:
         return compute()
@@ -125,7 +131,8 @@ def cached_result(cache_path: Path | None, key: Callable[[], str], kind: type, c
             return hit
         result = compute()
         result.cache_key = digest
-        cache.put(digest, result)
+        if not getattr(result, "timed_out", False):
+            cache.put(digest, result)
         return result
     finally:
         cache.close()

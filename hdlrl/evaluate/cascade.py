@@ -22,36 +22,12 @@ from hdlrl.eda.toolchain import tool_versions
 from hdlrl.errors import HdlrlError
 from hdlrl.evaluate.flow import EvalFlow
 from hdlrl.evaluate.result import PPA, EvalResult, ToolCall
+from hdlrl.evaluate.staging import ViewRefusal, build_view, stage_scratch
 from hdlrl.hdl.screen import decode_source, screen_source
 from hdlrl.pdk import Pdk
 
 TOOLS = ("iverilog", "vvp", "verilator", "yosys", "sta", "openroad", "bwrap")
-CANDIDATE_DIR = "candidate"
-
-
-def stage_scratch(design: Design, scratch: Path) -> tuple[list[Path], list[Path], list[Path]]:
-    """Copy the design's files into `scratch`, keeping their paths relative to the design root.
-
-    The testbench runs with the scratch directory as its working directory, so data files it
-    reads by relative name (`$readmemh("table.txt")`) are found as in the design folder.
-    Returns the RTL, testbench and include-directory paths, relative to `scratch`.
-    """
-    def place(path: Path) -> Path:
-        relative = path.relative_to(design.root) if path.is_relative_to(design.root) else Path(CANDIDATE_DIR) / path.name
-        target = scratch / relative
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if path.is_dir():
-            shutil.copytree(path, target, dirs_exist_ok=True)
-        else:
-            shutil.copyfile(path, target)
-        return relative
-
-    rtl = [place(path) for path in design.rtl]
-    testbench = [place(path) for path in design.testbench.sources]
-    for path in design.data_files:
-        place(path)
-    includes = [place(path) for path in design.include_dirs]
-    return rtl, testbench, includes
+DESIGN_VIEW = "design"  # the view's file name: view/design.v
 
 
 def run_testbench(design: Design, runner: ToolRunner, rtl: list[Path], testbench: list[Path],
@@ -93,6 +69,7 @@ def evaluate(design: Design, pdk: Pdk, flow: EvalFlow, sandbox: bool | None = No
         _run_stages(design, pdk, flow, runner, result, with_ppa)
     finally:
         result.tool_calls = [ToolCall(run.argv, run.wall_s, run.returncode) for run in runner.history]
+        result.timed_out = any(run.timed_out for run in runner.history)
         result.wall_s = time.perf_counter() - started
         if keep_scratch is None:
             shutil.rmtree(scratch, ignore_errors=True)
@@ -100,7 +77,8 @@ def evaluate(design: Design, pdk: Pdk, flow: EvalFlow, sandbox: bool | None = No
 
 
 def screen_design(design: Design) -> str:
-    """Why the design's untrusted sources are refused, or "" when they may go to the tools."""
+    """Why the design's untrusted sources are refused before preprocessing, or "" when the
+    preprocessor may read them (the view is screened again, `build_view`)."""
     try:
         for path in design.rtl:
             screen_source(path, design.root, design.include_dirs)
@@ -149,6 +127,12 @@ def _run_stages(design: Design, pdk: Pdk, flow: EvalFlow, runner: ToolRunner, re
     if result.reason:
         return
     rtl, testbench, includes = stage_scratch(design, runner.scratch)
+    try:
+        view, result.preprocessing = build_view(runner, rtl, includes, DESIGN_VIEW)
+    except ViewRefusal as refusal:
+        result.reason = str(refusal)
+        return
+    rtl = [view]
 
     result.stage = "lint"
     result.lint = lint_sources(runner, rtl, design.top, includes, flow)

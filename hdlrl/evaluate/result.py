@@ -10,6 +10,7 @@ from hdlrl.eda.lint import LintResult
 from hdlrl.eda.sim import SimResult
 from hdlrl.eda.sta import TimingResult
 from hdlrl.eda.synth import SynthResult
+from hdlrl.hdl.view import PreprocessRecord
 from hdlrl.serialize import JsonRecord, to_jsonable
 
 STAGES = ("screen", "lint", "simulate", "synthesize", "timing", "done")
@@ -53,9 +54,11 @@ class EvalResult(JsonRecord):
     simulation: SimResult | None = None
     synthesis: SynthResult | None = None
     timing: TimingResult | None = None
+    preprocessing: PreprocessRecord | None = None  # how the one view every tool read was made
     tool_versions: dict[str, str] = field(default_factory=dict)
     tool_calls: list[ToolCall] = field(default_factory=list)
     sandboxed: bool = False
+    timed_out: bool = False  # a tool hit its time limit: no verdict on the design, so never cached
     wall_s: float = 0.0
     cache_key: str = ""
     cached: bool = False
@@ -70,6 +73,8 @@ class EvalResult(JsonRecord):
             "cells": self.synthesis.cell_count if self.synthesis and self.synthesis.ok else None,
             "wns_ns": self.timing.wns_ns if self.timing and self.timing.ok else None,
             "tns_ns": self.timing.tns_ns if self.timing and self.timing.ok else None,
-            "sandboxed": self.sandboxed, "cached": self.cached, "wall_s": round(self.wall_s, 4),
+            "preprocessing": to_jsonable(self.preprocessing) if self.preprocessing else None,
+            "sandboxed": self.sandboxed, "timed_out": self.timed_out, "cached": self.cached,
+            "wall_s": round(self.wall_s, 4),
             "cache_key": self.cache_key,
         }

@@ -19,7 +19,11 @@ from collections.abc import Callable
 from hdlrl.hdl.ir import Block, Module
 from hdlrl.hdl.lexer import Token, tokenize
 
-REFERENCE_PREFIX = "hdlrl_ref_"
+# Every name the gate generates (the reference's renamed copies, the differential testbench,
+# the equivalence miter) starts with this prefix, and the screen refuses any candidate name
+# that does: no collision by construction.
+RESERVED_PREFIX = "hdlrl_"
+REFERENCE_PREFIX = f"{RESERVED_PREFIX}ref_"
 
 
 def defined_modules(text: str) -> list[str]:

@@ -2,18 +2,25 @@
 
 Simulators execute what the source asks: `$system("rm -rf ~")`, `$fopen("/etc/passwd")`,
 Verilator's inline C++ (`$c`), DPI imports, or an `include of a file outside the design.
-This screen rejects those with a one-line reason naming the file and line. It is the first
-line of defence; the sandboxed runner (no network, read-only host) is the second.
+This screen rejects those with a one-line reason naming the file and line. It runs twice:
+on the raw file for what the preprocessor itself would do (`include), and on the
+preprocessed text every tool reads (`screen_view`), so a task spelled by a macro
+(`` `define S $sys``tem ``) is seen as what it becomes. It also refuses names that could
+collide with those the gate generates. It is the first line of defence; the sandboxed runner
+(no network, read-only host) is the second.
 """
 
 from __future__ import annotations
 
 import ast
 import operator
+import re
 from pathlib import Path
 
 from hdlrl.errors import HdlrlError
 from hdlrl.hdl.lexer import Token, tokenize
+from hdlrl.hdl.rename import RESERVED_PREFIX
+from hdlrl.hdl.view import LineMap
 
 # System tasks that reach the file system, the shell or foreign code.
 FORBIDDEN_SYSTEM_TASKS = frozenset({
@@ -27,6 +34,7 @@ FORBIDDEN_SYSTEM_TASKS = frozenset({
 PATH_SYSTEM_TASKS = frozenset({"$readmemh", "$readmemb", "$dumpfile"})
 FORBIDDEN_DIRECTIVES = frozenset({"`systemc_header", "`systemc_interface", "`systemc_imp_header",
                                   "`systemc_implementation", "`systemc_ctor", "`systemc_dtor"})
+_SIMPLE_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
 MAX_MEMORY_BITS = 1 << 24  # 16 Mbit: far beyond any benchmark design, far below the memory limit
 
 
@@ -124,40 +132,70 @@ def _memory_bits(tokens: list[Token], index: int) -> int | None:
 
 
 def screen_source(path: Path, design_root: Path, include_dirs: tuple[Path, ...] = ()) -> str:
-    """Check one untrusted source file; return its text, or raise HdlrlError with the reason."""
+    """Check one untrusted source file before the preprocessor reads it; return its text.
+
+    Only what must be decided before preprocessing is checked here: the text decodes, and every
+    `include names, as a literal, a file inside the design folder (the preprocessor would
+    otherwise read any file it is pointed at). Everything else is checked on the expanded
+    text by `screen_view`, where a macro cannot hide it."""
     text = decode_source(path)
     tokens = tokenize(text)
+    for index, token in enumerate(tokens):
+        if token.kind == "directive" and token.text in FORBIDDEN_DIRECTIVES:
+            raise HdlrlError(f"{token.text} (inline C++) is refused in candidate RTL", path, token.line)
+        if token.kind == "directive" and token.text == "`include":
+            argument = tokens[index + 1] if index + 1 < len(tokens) else None
+            if argument is None or argument.kind != "string":
+                raise HdlrlError("`include needs a quoted file name", path, token.line)
+            name = argument.text[1:-1]
+            bases = (path.parent, *include_dirs)
+            if not any(_inside(name, base, design_root) for base in bases):
+                raise HdlrlError(f"`include \"{name}\" lies outside the design folder", path, token.line)
+    return text
+
+
+def _reserved_name_refusal(token: Token) -> str:
+    """Why an identifier could collide with a name the gate generates, or ""."""
+    name = token.text[1:] if token.text.startswith("\\") else token.text
+    if token.text.startswith("\\") and not _SIMPLE_IDENTIFIER.fullmatch(name):
+        return (f"escaped identifier {token.text} is refused: only escaped spellings of plain names are allowed, "
+                "others can collide with the names the tools generate")
+    if name.lower().startswith(RESERVED_PREFIX):
+        return f"identifier {name} is refused: the prefix {RESERVED_PREFIX} is reserved for names the gate generates"
+    return ""
+
+
+def screen_view(text: str, line_map: LineMap, working_dir: Path) -> None:
+    """Check the preprocessed text every tool will read; raise HdlrlError at the first refusal,
+    located in the original file and line. `working_dir` is where the tools run: a file a
+    system task names must stay inside it."""
+    tokens = tokenize(text)
+
+    def refuse(message: str, token: Token) -> HdlrlError:
+        file, line = line_map.locate(token.line)
+        return HdlrlError(message, file, line)
+
     for index, token in enumerate(tokens):
         if token.kind == "system":
             name = token.text
             if name in FORBIDDEN_SYSTEM_TASKS:
-                raise HdlrlError(f"system task {name} is refused in candidate RTL (file or shell access)",
-                                 path, token.line)
+                raise refuse(f"system task {name} is refused in candidate RTL (file or shell access)", token)
             if name in PATH_SYSTEM_TASKS:
                 argument = _string_argument(tokens, index)
                 if argument is None:
-                    raise HdlrlError(f"{name} needs a literal file name inside the design folder",
-                                     path, token.line)
-                if not _inside(argument.text[1:-1], path.parent, design_root):
-                    raise HdlrlError(f"{name}({argument.text}) points outside the design folder",
-                                     path, token.line)
-        elif token.kind == "directive":
-            if token.text in FORBIDDEN_DIRECTIVES:
-                raise HdlrlError(f"{token.text} (inline C++) is refused in candidate RTL", path, token.line)
-            if token.text == "`include":
-                argument = tokens[index + 1] if index + 1 < len(tokens) else None
-                if argument is None or argument.kind != "string":
-                    raise HdlrlError("`include needs a quoted file name", path, token.line)
-                name = argument.text[1:-1]
-                bases = (path.parent, *include_dirs)
-                if not any(_inside(name, base, design_root) for base in bases):
-                    raise HdlrlError(f"`include \"{name}\" lies outside the design folder", path, token.line)
+                    raise refuse(f"{name} needs a literal file name inside the design folder", token)
+                if not _inside(argument.text[1:-1], working_dir, working_dir):
+                    raise refuse(f"{name}({argument.text}) points outside the design folder", token)
+        elif token.kind == "directive" and token.text in FORBIDDEN_DIRECTIVES:
+            raise refuse(f"{token.text} (inline C++) is refused in candidate RTL", token)
         elif token.kind == "identifier":
+            refusal = _reserved_name_refusal(token)
+            if refusal:
+                raise refuse(refusal, token)
             if token.text == "import" and index + 1 < len(tokens) and tokens[index + 1].text.startswith('"DPI'):
-                raise HdlrlError("DPI imports are refused in candidate RTL", path, token.line)
+                raise refuse("DPI imports are refused in candidate RTL", token)
             if token.text in ("reg", "logic", "wire", "bit", "integer"):
                 bits = _memory_bits(tokens, index)
                 if bits is not None and bits > MAX_MEMORY_BITS:
-                    raise HdlrlError(f"memory declaration of {bits} bits exceeds the limit of "
-                                     f"{MAX_MEMORY_BITS} bits", path, token.line)
-    return text
+                    raise refuse(f"memory declaration of {bits} bits exceeds the limit of {MAX_MEMORY_BITS} bits",
+                                 token)

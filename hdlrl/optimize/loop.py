@@ -79,8 +79,11 @@ class RunState:
 class OptimizeRun:
     def __init__(self, design: Design, policy: Policy, pdk: Pdk, flow: OptimizeFlow, run_dir: Path,
                  executor: Executor, cache_path: Path | None, seed: int = 0, mode: str = "ttt",
-                 sandbox: bool | None = None, progress: bool = True):
+                 sandbox: bool | None = None, progress: bool = True, accept_unproven: bool = False):
         self.design, self.policy, self.pdk, self.flow = design, policy, pdk, flow
+        # Unproven states (bounded, simulated) are searched from, but reported as the run's best
+        # only when the user opts in: a policy finds any way past a bounded check.
+        self.accept_unproven = accept_unproven
         self.run_dir, self.executor, self.cache_path = run_dir, executor, cache_path
         self.seed, self.mode, self.sandbox, self.progress = seed, mode, sandbox, progress
         self.objective = flow.objective or design.objective
@@ -287,12 +290,16 @@ class OptimizeRun:
             bar.update(self.candidates_judged() - bar.n)
             bar.set_postfix(best=f"{self.best_ratio():.4f}")
         bar.close()
-        return self.pool.best()
+        return self.best()
+
+    def best(self) -> PoolState:
+        """The state the run reports: the best proven one, or the best accepted one with `accept_unproven`."""
+        return self.pool.best(proven_only=not self.accept_unproven)
 
     def candidates_judged(self) -> int:
         """Candidates judged so far (the original does not count)."""
         return len(self.state.judged) - 1
 
     def best_ratio(self) -> float:
-        """The best accepted state's PPA product over the reference's (1.0 for the original)."""
-        return PPA(**self.pool.best().ppa).normalised_to(PPA(**self.state.reference_ppa), self.objective)
+        """The reported best state's PPA product over the reference's (1.0 for the original)."""
+        return PPA(**self.best().ppa).normalised_to(PPA(**self.state.reference_ppa), self.objective)

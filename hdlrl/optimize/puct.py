@@ -109,9 +109,11 @@ class Pool:
         self._evict()
         return added
 
-    def best(self) -> PoolState | None:
-        """The highest-reward accepted state (the first added among equals)."""
-        accepted = [state for state in self.states.values() if state.accepted]
+    def best(self, proven_only: bool = False) -> PoolState | None:
+        """The highest-reward accepted state (the first added among equals); with `proven_only`,
+        among the proven ones and the initial design (which is the reference itself)."""
+        accepted = [state for state in self.states.values()
+                    if state.accepted and (not proven_only or state.initial or state.level == "proven")]
         return max(accepted, key=lambda state: state.reward, default=None)
 
     def reward_scale(self) -> float:

@@ -2,10 +2,19 @@
 
 A design's own testbench checks the cases its author thought of; a candidate tuned for PPA
 can pass it and still differ on an input nobody wrote down. Here both run together in one
-generated testbench, on thousands of cycles of stimulus generated in Python (corner values,
-held values, long holds of control inputs, uniform random, a reset in the middle of the run), and every output is compared
-every cycle. The stimulus goes to the simulator as a `$readmemh` file, so it is the same on
+generated testbench, on stimulus generated in Python (corner values, held values, long holds
+of control inputs, uniform random), and every output is compared every cycle after the
+initial reset. The stimulus goes to the simulator as a `$readmemh` file, so it is the same on
 Icarus and Verilator, reproducible from the seed, and the inputs of a mismatch can be named.
+
+The run has two parts. The opening (`cycles` cycles) starts with the initial reset and has a
+second, mid-run reset of two cycles somewhere in its middle half. Then come
+`reset_free_cycles` cycles (2^17 in the gate's flow) with the reset inactive, so one
+reset-free stretch runs from the mid-run reset to the end. A candidate that deviates only N
+cycles after reset (a hidden counter) shows it for any N shorter than that stretch, far
+beyond the 20 cycles a bounded proof looks at. The mid-run reset comes before the long
+stretch rather than after it, so that state a second reset leaves behind also has the whole
+stretch to show at the outputs. The stimulus mix is the same over both parts.
 
 Comparison is X-aware: bits where the reference is X or Z are don't-care (flops without reset,
 reads of unwritten memory), and a candidate X where the reference is 0 or 1 is a mismatch.
@@ -37,7 +46,8 @@ _LONG_HOLD_CHANCE = 0.005  # per cycle not already held: about half the run in l
 
 @dataclass(frozen=True)
 class DiffSimOptions:
-    cycles: int = 10000
+    cycles: int = 10000  # the opening: the initial reset, then stimulus with the mid-run reset in its middle half
+    reset_free_cycles: int = 0  # after the opening, the reset inactive; 2^17 in the gate (hdlrl/verify/flow.py)
     seed: int = 1
     simulator: str = "verilator"
     fallback_simulator: str = "icarus"  # used where the primary simulator cannot build the testbench
@@ -129,22 +139,24 @@ def _driven_port(interface: Interface, name: str | None) -> Port | None:
 
 
 def generate_stimulus(design: Design, interface: Interface, options: DiffSimOptions) -> Stimulus:
-    """Every input except the clocks, deterministic per seed; the reset asserted for the first
-    `reset_cycles` cycles and, with `midrun_reset`, for two cycles somewhere in the middle."""
+    """Every input except the clocks for `cycles + reset_free_cycles` cycles, deterministic per
+    seed; the reset (at its polarity) asserted for the first `reset_cycles` cycles and, with
+    `midrun_reset`, for two cycles in the middle half of the first `cycles`, never after them."""
     rng = random.Random(options.seed)
+    total = options.cycles + options.reset_free_cycles
     clocks = {clock.name for clock in design.clocks}
     reset = _driven_port(interface, design.reset.name if design.reset else None)
     data_ports = tuple(port for port in interface.inputs if port.name not in clocks and port is not reset)
-    columns = [_input_sequence(rng, port.width, options.cycles) for port in data_ports]
+    columns = [_input_sequence(rng, port.width, total) for port in data_ports]
     if reset is None:
-        return Stimulus(data_ports, tuple(zip(*columns)) if columns else ((),) * options.cycles, 0)
+        return Stimulus(data_ports, tuple(zip(*columns)) if columns else ((),) * total, 0)
     active = (1 << reset.width) - 1 if design.reset.polarity == "high" else 0
     inactive = ((1 << reset.width) - 1) ^ active
-    reset_column = [active if cycle < options.reset_cycles else inactive for cycle in range(options.cycles)]
+    reset_column = [active if cycle < options.reset_cycles else inactive for cycle in range(total)]
     if options.midrun_reset and options.cycles >= 4 * (options.reset_cycles + _MIDRUN_RESET_CYCLES):
         start = rng.randrange(options.cycles // 4, 3 * options.cycles // 4)
         reset_column[start:start + _MIDRUN_RESET_CYCLES] = [active] * _MIDRUN_RESET_CYCLES
-    first_compared = min(options.reset_cycles, options.cycles)
+    first_compared = min(options.reset_cycles, total)
     return Stimulus((reset, *data_ports), tuple(zip(reset_column, *columns)), first_compared)
 
 

@@ -32,13 +32,16 @@ from hdlrl.eda.diagnostics import first_error
 from hdlrl.eda.runner import Limits, ToolRun, ToolRunner
 from hdlrl.eda.synth.yosys import read_commands
 from hdlrl.eda.toolchain import require_tool
-from hdlrl.hdl.rename import REFERENCE_PREFIX, prefix_modules
+from hdlrl.hdl.rename import REFERENCE_PREFIX, RESERVED_PREFIX, prefix_modules
 from hdlrl.verify.interface import Interface
 
 WORK_DIR = "equivalence"
 PREPARED = "prepared.il"
 STATE_COUNT = "state_elements.txt"
 EQUIV_SEQUENCE_LENGTH = 5
+# The modules this check adds: under the prefix no candidate may use (hdlrl/hdl/screen.py).
+MITER = f"{RESERVED_PREFIX}miter"
+EQUIV = f"{RESERVED_PREFIX}equiv"
 
 # Flip-flops, latches and memories as they stand after `proc` and before `memory`.
 _STATE_CELLS = "t:$*dff* t:$*latch* t:$ff t:$mem*"
@@ -72,25 +75,29 @@ class EquivalenceResult:
 
 
 class _Session:
-    """Yosys runs sharing one deadline, so the whole check honours `time_s`."""
+    """Yosys runs sharing one budget of `time_s` CPU seconds, so the whole check honours it
+    and its verdict does not depend on the machine's load. `elapsed_s` (wall) is only reported."""
 
     def __init__(self, runner: ToolRunner, time_s: float):
         self.runner = runner
         self.time_s = time_s
         self.started = time.perf_counter()
+        self.cpu_s = 0.0
 
     @property
     def elapsed_s(self) -> float:
         return time.perf_counter() - self.started
 
     def run(self, script_name: str, script: str) -> ToolRun | None:
-        """Run a Yosys script in the work folder; None when no time is left to start it."""
-        remaining = self.time_s - self.elapsed_s
+        """Run a Yosys script in the work folder with the CPU seconds left; None when none are left."""
+        remaining = self.time_s - self.cpu_s
         if remaining <= 0:
             return None
         (self.runner.scratch / WORK_DIR / script_name).write_text(script)
         limits = Limits(time_s=remaining, memory_mb=self.runner.limits.memory_mb)
-        return self.runner.run([require_tool("yosys").path, "-s", f"{WORK_DIR}/{script_name}"], limits=limits)
+        run = self.runner.run([require_tool("yosys").path, "-s", f"{WORK_DIR}/{script_name}"], limits=limits)
+        self.cpu_s += run.cpu_s
+        return run
 
     def timed_out(self, method: str) -> EquivalenceResult:
         return EquivalenceResult("unknown", None, method, f"equivalence proof exceeded {self.time_s:g} s",
@@ -119,7 +126,7 @@ def _preparation_script(reference: list[Path], candidate: list[Path], include_di
         "memory",  # memories to flip-flops: `sat` models no $mem cells
         "async2sync",  # asynchronous resets and latches as synchronous logic: one SAT step per clock
         "opt_clean",
-        f"miter -equiv -flatten -make_outputs -ignore_gold_x {REFERENCE_PREFIX}{top} {top} miter",
+        f"miter -equiv -flatten -make_outputs -ignore_gold_x {REFERENCE_PREFIX}{top} {top} {MITER}",
         f"write_rtlil {WORK_DIR}/{PREPARED}",
         "",
     ])
@@ -161,7 +168,7 @@ def _failure(method: str, depth: int | None, trace: list[dict[str, str]], wall_s
 
 def _sat_on_miter(session: _Session, script_name: str, sat_command: str) -> ToolRun | None:
     """One `sat` command on the prepared miter (None when no time is left to start it)."""
-    return session.run(script_name, "\n".join([f"read_rtlil {WORK_DIR}/{PREPARED}", "hierarchy -top miter",
+    return session.run(script_name, "\n".join([f"read_rtlil {WORK_DIR}/{PREPARED}", f"hierarchy -top {MITER}",
                                                 sat_command, ""]))
 
 
@@ -169,7 +176,7 @@ def _sat_combinational(session: _Session, interface: Interface) -> EquivalenceRe
     """`sat -prove trigger 0`: any defined input where an output differs is a counterexample."""
     method = "miter-sat"
     run = _sat_on_miter(session, "miter_sat.ys",
-                        "sat -prove trigger 0 -enable_undef -set-def-inputs -show-inputs -show-outputs miter")
+                        f"sat -prove trigger 0 -enable_undef -set-def-inputs -show-inputs -show-outputs {MITER}")
     if run is None or run.timed_out:
         return session.timed_out(method)
     if "SAT proof finished - no model found: SUCCESS" in run.output:
@@ -184,8 +191,8 @@ def _equiv_induct(session: _Session, top: str) -> bool | None:
     """True when every `$equiv` cell between name-matched signals is proven; None on time-out."""
     run = session.run("equiv.ys", "\n".join([
         f"read_rtlil {WORK_DIR}/{PREPARED}",
-        f"equiv_make {REFERENCE_PREFIX}{top} {top} equiv",
-        "hierarchy -top equiv",
+        f"equiv_make {REFERENCE_PREFIX}{top} {top} {EQUIV}",
+        f"hierarchy -top {EQUIV}",
         f"equiv_simple -seq {EQUIV_SEQUENCE_LENGTH}",
         f"equiv_induct -seq {EQUIV_SEQUENCE_LENGTH}",
         "equiv_status -assert",
@@ -205,7 +212,7 @@ def _two_valued_induction(session: _Session, reset: str, max_steps: int) -> bool
     that (an X output of the reference compared), so only a proof is taken from it.
     """
     run = _sat_on_miter(session, "miter_tempinduct_2valued.ys",
-                        f"sat -tempinduct -prove trigger 0 -seq 1{reset} -set-def-inputs -maxsteps {max_steps} miter")
+                        f"sat -tempinduct -prove trigger 0 -seq 1{reset} -set-def-inputs -maxsteps {max_steps} {MITER}")
     return run is not None and not run.timed_out and "Induction step proven: SUCCESS" in run.output
 
 
@@ -219,7 +226,7 @@ def _sat_tempinduct(session: _Session, design: Design, interface: Interface,
     mode = "-tempinduct" if options.induction else "-tempinduct-baseonly"
     run = _sat_on_miter(session, "miter_tempinduct.ys",
                         f"sat {mode} -prove trigger 0 -seq 1{reset} -set-init-undef -enable_undef -set-def-inputs"
-                        f" -maxsteps {options.depth} -show-inputs -show-outputs miter")
+                        f" -maxsteps {options.depth} -show-inputs -show-outputs {MITER}")
     if run is None or run.timed_out:
         return session.timed_out(method)
     output = run.output

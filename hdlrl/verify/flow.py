@@ -13,21 +13,30 @@ from hdlrl.yamlfile import load_yaml
 
 DEFAULT_GATE_FLOW = FLOWS_DIR / "gate.yaml"
 LEVELS = ("proven", "bounded", "simulated", "failed")
+# The differential run's reset-free stretch where a gate flow names none: a hidden counter that
+# makes a candidate deviate N cycles after reset is caught for N up to it; a bounded proof is not.
+GATE_RESET_FREE_CYCLES = 1 << 17
+
+
+def _gate_differential(**options: object) -> DiffSimOptions:
+    """The differential options of a gate flow: `options`, the reset-free stretch defaulting to the gate's."""
+    return DiffSimOptions(**{"reset_free_cycles": GATE_RESET_FREE_CYCLES, **options})
 
 
 @dataclass(frozen=True)
 class GateFlow:
     evaluation: EvalFlow = field(default_factory=EvalFlow)
-    differential: DiffSimOptions = field(default_factory=DiffSimOptions)
+    differential: DiffSimOptions = field(default_factory=_gate_differential)
     equivalence: EquivalenceOptions = field(default_factory=EquivalenceOptions)
     accept_levels: tuple[str, ...] = ("proven", "bounded", "simulated")
+    max_unproven_gain: float = 10.0  # a larger PPA gain is accepted only with a proof
 
 
 def load_gate_flow(path: Path = DEFAULT_GATE_FLOW) -> GateFlow:
     """Read a gate flow; unknown keys and levels are errors with their line."""
     document = load_yaml(path)
     data = document.data or {}
-    known = {"evaluation", "differential", "equivalence", "accept_levels"}
+    known = {"evaluation", "differential", "equivalence", "accept_levels", "max_unproven_gain"}
     for key in data:
         if key not in known:
             raise document.error(str(key), f"unknown gate option (known: {', '.join(sorted(known))})")
@@ -38,9 +47,10 @@ def load_gate_flow(path: Path = DEFAULT_GATE_FLOW) -> GateFlow:
     try:
         return GateFlow(
             evaluation=load_flow(path.parent / data.get("evaluation", "eval.yaml")),
-            differential=DiffSimOptions(**(data.get("differential") or {})),
+            differential=_gate_differential(**(data.get("differential") or {})),
             equivalence=EquivalenceOptions(**(data.get("equivalence") or {})),
             accept_levels=levels,
+            max_unproven_gain=float(data.get("max_unproven_gain", GateFlow.max_unproven_gain)),
         )
     except TypeError as error:
         raise HdlrlError(f"invalid gate option: {error}", path) from None

@@ -24,8 +24,11 @@ from hdlrl.eda.diagnostics import first_error
 from hdlrl.eda.runner import ToolRunner
 from hdlrl.eda.synth.yosys import read_commands
 from hdlrl.eda.toolchain import require_tool
-from hdlrl.evaluate.cascade import lint_sources, measure_ppa, run_testbench, screen_design, stage_scratch
+from hdlrl.errors import HdlrlError
+from hdlrl.evaluate.cascade import lint_sources, measure_ppa, run_testbench, screen_design
 from hdlrl.evaluate.result import PPA, EvalResult
+from hdlrl.evaluate.staging import ViewRefusal, build_view, stage_scratch
+from hdlrl.hdl.view import PreprocessRecord
 from hdlrl.pdk import Pdk
 from hdlrl.serialize import JsonRecord, to_jsonable
 from hdlrl.verify.diffsim import Mismatch, differential_simulation
@@ -56,8 +59,9 @@ class Verdict(JsonRecord):
     stage: str  # the stage that rejected the candidate, or "done"
     level: str  # proven, bounded(N), simulated, failed, or none (rejected before simulation)
     reason: str  # one line; empty when accepted
+    level_reason: str = ""  # what the level rests on: the proof's method, or why no proof finished
     reward: float = 0.0  # the hierarchical dense reward (hdlrl/verify/reward.py)
-    testbench_pass_ratio: float | None = None
+    testbench_passed: bool | None = None
     differential_agreement: float | None = None
     differential_seed: int | None = None
     differential_cycles: int = 0
@@ -66,8 +70,11 @@ class Verdict(JsonRecord):
     reference_ppa: PPA | None = None
     ppa_ratio: float | None = None  # candidate PPA product / reference's: below 1 is better
     evidence: Evidence = field(default_factory=Evidence)
+    preprocessing: PreprocessRecord | None = None  # how the one view every tool read was made
+    timed_out: bool = False  # some tool ran out of its CPU budget: a machine fact, never cached
     sandboxed: bool = False
     wall_s: float = 0.0
+    tool_s: float = 0.0  # of wall_s, the time inside the EDA tools (the rest is the gate's own work)
     cache_key: str = ""
     cached: bool = False
 
@@ -75,8 +82,8 @@ class Verdict(JsonRecord):
         """The machine-readable answer of `hdlrl gate --json`."""
         return {
             "design": self.design, "accepted": self.accepted, "stage": self.stage, "level": self.level,
-            "reason": self.reason, "reward": round(self.reward, 6),
-            "testbench_pass_ratio": self.testbench_pass_ratio,
+            "reason": self.reason, "level_reason": self.level_reason, "reward": round(self.reward, 6),
+            "testbench_passed": self.testbench_passed,
             "differential_agreement": self.differential_agreement,
             "differential_seed": self.differential_seed, "differential_cycles": self.differential_cycles,
             "simulator": self.simulator,
@@ -84,7 +91,10 @@ class Verdict(JsonRecord):
             "reference_ppa": to_jsonable(self.reference_ppa) if self.reference_ppa else None,
             "ppa_ratio": self.ppa_ratio,
             "evidence": to_jsonable(self.evidence),
+            "preprocessing": to_jsonable(self.preprocessing) if self.preprocessing else None,
+            "timed_out": self.timed_out,
             "sandboxed": self.sandboxed, "cached": self.cached, "wall_s": round(self.wall_s, 4),
+            "tool_s": round(self.tool_s, 4),
         }
 
 
@@ -131,6 +141,8 @@ def gate(design: Design, candidate: tuple[Path, ...], pdk: Pdk, flow: GateFlow, 
     try:
         _run_gate(design, design.with_rtl(candidate), pdk, flow, runner, reference, with_ppa, verdict)
     finally:
+        verdict.timed_out = any(run.timed_out for run in runner.history)
+        verdict.tool_s = sum(run.wall_s for run in runner.history)
         verdict.wall_s = time.perf_counter() - started
         shutil.rmtree(scratch, ignore_errors=True)
     return verdict
@@ -143,8 +155,17 @@ def _run_gate(design: Design, candidate: Design, pdk: Pdk, flow: GateFlow, runne
         _reject(verdict, "screen", refusal)
         return
     scratch = runner.scratch
-    reference_rtl = _stage_reference(design, scratch)
     rtl, testbench, includes = stage_scratch(candidate, scratch)
+    try:
+        reference_view, _ = build_view(runner, _stage_reference(design, scratch), includes, REFERENCE_DIR)
+    except ViewRefusal as refusal:
+        raise HdlrlError(f"the reference is refused: {refusal}", design.root / "design.yaml") from None
+    try:
+        view, verdict.preprocessing = build_view(runner, rtl, includes, "candidate")
+    except ViewRefusal as refusal:
+        _reject(verdict, refusal.stage, str(refusal))
+        return
+    rtl, reference_rtl = [view], [reference_view]
     if reference is None:
         reference = read_interface(runner, reference_rtl, design.top, includes, "reference_interface.json")
     try:
@@ -171,10 +192,10 @@ def _run_gate(design: Design, candidate: Design, pdk: Pdk, flow: GateFlow, runne
 
     simulation = run_testbench(candidate, runner, rtl, testbench, includes, flow.evaluation)
     verdict.simulator = simulation.simulator
-    verdict.testbench_pass_ratio = 1.0 if simulation.passed else 0.0
+    verdict.testbench_passed = simulation.passed
     if not simulation.passed:
         verdict.evidence.testbench_fail_lines = simulation.fail_lines
-        _reject(verdict, "testbench", simulation.reason, verdict.testbench_pass_ratio)
+        _reject(verdict, "testbench", simulation.reason)
         return
 
     differential = differential_simulation(runner, design, reference, reference_rtl, rtl, includes, flow.differential)
@@ -192,7 +213,16 @@ def _run_gate(design: Design, candidate: Design, pdk: Pdk, flow: GateFlow, runne
         verdict.level = "failed"
         _reject(verdict, "equivalence", equivalence.reason)
         return
-    verdict.level = equivalence.label if equivalence.level in ("proven", "bounded") else "simulated"
+    if equivalence.level == "unknown" and not equivalence.timed_out:
+        _reject(verdict, "equivalence", f"equivalence undecided ({equivalence.method}): {equivalence.reason}")
+        return
+    if equivalence.level == "unknown":
+        verdict.level = "simulated"
+        verdict.level_reason = (f"no proof within the budget ({equivalence.reason}); the differential simulation "
+                                f"agreed on {differential.cycles} cycles")
+    else:
+        verdict.level = equivalence.label
+        verdict.level_reason = f"{equivalence.method}: {equivalence.reason}"
     level_name = verdict.level.split("(")[0]
     if level_name not in flow.accept_levels:
         _reject(verdict, "equivalence", f"equivalence reached only {verdict.level} "
@@ -208,5 +238,21 @@ def _run_gate(design: Design, candidate: Design, pdk: Pdk, flow: GateFlow, runne
         verdict.ppa = measured.ppa
         if verdict.reference_ppa is not None:
             verdict.ppa_ratio = measured.ppa.normalised_to(verdict.reference_ppa, design.objective)
+    implausible = implausible_gain(verdict.ppa_ratio, verdict.level, flow.max_unproven_gain)
+    if implausible:
+        _reject(verdict, "ppa", implausible)
+        return
     verdict.accepted, verdict.stage = True, "done"
     verdict.reward = accepted_reward(verdict.ppa_ratio if verdict.ppa_ratio is not None else 1.0)
+
+
+def implausible_gain(ppa_ratio: float | None, level: str, max_unproven_gain: float) -> str:
+    """Why a PPA gain is too good to take without a proof, or "".
+
+    A candidate that only simulated (or was checked to a bounded depth) and claims more than
+    `max_unproven_gain` times better PPA than the reference has most likely dropped logic the
+    stimulus never exercised; it must be proven to be believed."""
+    if ppa_ratio is None or level == "proven" or ppa_ratio * max_unproven_gain >= 1:
+        return ""
+    return (f"implausible: {1 / ppa_ratio:.1f}x better PPA than the reference at level {level}; "
+            f"a gain above {max_unproven_gain:g}x must be proven")

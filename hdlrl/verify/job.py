@@ -1,6 +1,6 @@
 """One gate verdict as a job: picklable for process pools and Ray, answered from the cache.
 
-The cache key covers the candidate (normalised), the reference sources, the testbench, the
+The cache key covers the candidate's exact bytes, the reference sources, the testbench, the
 gate flow (which holds the evaluation flow), the PDK and the tool versions, so a verdict is
 reused only when nothing that could change it has changed.
 """
@@ -13,17 +13,17 @@ from pathlib import Path
 from hdlrl.design import Design
 from hdlrl.eda.toolchain import tool_versions
 from hdlrl.errors import HdlrlError
-from hdlrl.evaluate.cache import cache_key, cached_result, rtl_digest
+from hdlrl.evaluate.cache import cache_key, cached_result, file_digest
 from hdlrl.evaluate.cascade import TOOLS
 from hdlrl.eda.synth.yosys import SynthOptions
 from hdlrl.evaluate.job import EvalJob, run_job
 from hdlrl.pdk import Pdk
 from hdlrl.verify.flow import GateFlow
-from hdlrl.verify.gate import Verdict, gate
+from hdlrl.verify.gate import Verdict, gate, implausible_gain
 from hdlrl.verify.interface import InterfaceError
 from hdlrl.verify.reward import accepted_reward, rejected_reward
 
-GATE_SCHEMA = 3  # bump when Verdict or the gate's stages change meaning (3: long control holds, 2-valued induction)
+GATE_SCHEMA = 4  # bump when Verdict or the gate's stages change meaning (4: the one view, undecided rejected)
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ class GateJob:
 
     def key(self) -> str:
         extra = {"kind": "gate", "schema": GATE_SCHEMA, "with_ppa": self.with_ppa,
-                 "reference": [rtl_digest(path) for path in self.design.rtl],
+                 "reference": [file_digest(path) for path in self.design.rtl],
                  "synthesis": asdict(self.synthesis) if self.synthesis else None}
         return cache_key(self.design.with_rtl(self.candidate), self.pdk, self.flow, tool_versions(TOOLS), extra)
 
@@ -61,6 +61,9 @@ def _judge_under_recipe(job: GateJob) -> Verdict:
     if not measured.verified:
         return replace(verdict, accepted=False, stage="ppa", reason=measured.reason, reward=rejected_reward("ppa"))
     ratio = measured.ppa.normalised_to(verdict.reference_ppa, job.design.objective)
+    implausible = implausible_gain(ratio, verdict.level, job.flow.max_unproven_gain)
+    if implausible:
+        return replace(verdict, accepted=False, stage="ppa", reason=implausible, reward=rejected_reward("ppa"))
     return replace(verdict, ppa=measured.ppa, ppa_ratio=ratio, reward=accepted_reward(ratio))
 
 

@@ -16,13 +16,17 @@ STAGE_CREDIT = {
     "elaborate": 1.0,    # it parsed
     "interface": 2.0,    # it elaborated
     "structure": 3.0,    # it kept the interface
-    "testbench": 4.0,    # lint and structure passed; + the testbench pass ratio
+    "testbench": 4.0,    # lint and structure passed (the design's testbench then failed)
     "differential": 5.0,  # the testbench passed; + the differential agreement
     "equivalence": 6.0,  # the simulations agreed; the proof found a counterexample
     "ppa": 6.5,          # equivalent, but synthesis or timing failed (no PPA to score)
 }
 ACCEPTED_BASE = 7.0
-PARTIAL_STAGES = ("testbench", "differential")  # the stages with a pass ratio
+ACCEPTED_CAP = 9.0  # no accepted candidate earns more, however small its PPA
+# The one stage with a measured pass ratio: the share of compared cycles on which every output
+# agreed. A design's testbench reports pass or fail, not a count of checks, so it earns no
+# partial credit.
+PARTIAL_STAGES = ("differential",)
 
 
 def rejected_reward(stage: str, progress: float = 0.0) -> float:
@@ -37,8 +41,10 @@ def rejected_reward(stage: str, progress: float = 0.0) -> float:
 
 
 def accepted_reward(ppa_ratio: float) -> float:
-    """R = 7 + PPA_reference / PPA_candidate, where ppa_ratio = PPA_candidate / PPA_reference.
+    """R = 7 + 2 / (1 + ppa_ratio), where ppa_ratio = PPA_candidate / PPA_reference.
 
-    8 at the reference's PPA product, 9 at half of it, and above 7 however bad the PPA.
+    8 at the reference's PPA product, 8.33 at half of it, above 7 however bad the PPA and
+    below the cap of 9 however good: a bounded reward leaves a policy nothing to gain from a
+    wildly small (and so suspicious) PPA that it could not also get from a real one.
     """
-    return ACCEPTED_BASE + (1.0 / ppa_ratio if ppa_ratio > 0 else 0.0)
+    return ACCEPTED_BASE + (ACCEPTED_CAP - ACCEPTED_BASE) / (1.0 + max(ppa_ratio, 0.0))

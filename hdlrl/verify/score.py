@@ -55,8 +55,11 @@ class GateScore:
     survivors: list[Survivor] = field(default_factory=list)
     seed: int = 0
     gate_median_s: float = 0.0
-    gate_p95_s: float = 0.0
+    gate_p90_s: float = 0.0
+    tool_median_s: float = 0.0  # of the same verdicts: the time spent inside the EDA tools alone
+    tool_p90_s: float = 0.0
     gate_seconds: list[float] = field(default_factory=list)  # each verdict's wall time, first run
+    tool_seconds: list[float] = field(default_factory=list)  # each verdict's time inside the tools
     error: str = ""  # why this design could not be scored (its mutants could not be made)
 
     def rate(self) -> None:
@@ -65,7 +68,9 @@ class GateScore:
         self.kill_rate_testbench = self.killed_by_testbench / live if live else 1.0
         self.kill_rate_gate = self.killed_by_gate / live if live else 1.0
         self.gate_median_s = _percentile(self.gate_seconds, 0.5)
-        self.gate_p95_s = _percentile(self.gate_seconds, 0.95)
+        self.gate_p90_s = _percentile(self.gate_seconds, 0.9)
+        self.tool_median_s = _percentile(self.tool_seconds, 0.5)
+        self.tool_p90_s = _percentile(self.tool_seconds, 0.9)
 
 
 def _percentile(values: list[float], fraction: float) -> float:
@@ -115,6 +120,7 @@ def score_design(design: Design, count: int, pdk: Pdk, flow: GateFlow, executor:
             score.false_rejections += 1
             score.false_rejection_reasons.append(f"{name}: {verdict.stage}: {verdict.reason}")
     score.gate_seconds = [round(verdict.wall_s, 3) for verdict in mutant_verdicts + rewrite_verdicts]
+    score.tool_seconds = [round(verdict.tool_s, 3) for verdict in mutant_verdicts + rewrite_verdicts]
     score.rate()
     return score
 
@@ -129,5 +135,6 @@ def pooled_score(scores: list[GateScore]) -> GateScore:
         total.false_rejection_reasons += [f"{score.design}: {reason}" for reason in score.false_rejection_reasons]
         total.survivors += score.survivors
         total.gate_seconds += score.gate_seconds
+        total.tool_seconds += score.tool_seconds
     total.rate()
     return total

@@ -24,6 +24,7 @@ from hdlrl.eda.runner import ToolRunner
 from hdlrl.eda.synth.yosys import read_commands
 from hdlrl.eda.toolchain import require_tool
 from hdlrl.hdl.lexer import Token, tokenize
+from hdlrl.hdl.view import LineMap
 
 LOG = "structure.log"
 NETLIST = "structure.json"
@@ -99,20 +100,25 @@ def _is_hierarchical(tokens: list[Token], index: int) -> bool:
 def token_issues(source: Path, text: str) -> list[StructureIssue]:
     """Delays, behavioural `initial` blocks and hierarchical references, from tokens so comments
     and strings never count. A hierarchical reference lets a candidate read the testbench's
-    expected values (or the reference's signals) instead of computing them."""
+    expected values (or the reference's signals) instead of computing them. Issues are located
+    in the original file and line through the view's `line directives."""
     tokens = tokenize(text)
+    line_map = LineMap.of(text, str(source))
     issues = []
+
+    def issue(kind: str, message: str, token: Token) -> StructureIssue:
+        file, line = line_map.locate(token.line)
+        return StructureIssue(kind, message, file, line)
+
     for index, token in enumerate(tokens):
         if _is_hierarchical(tokens, index):
-            issues.append(StructureIssue("hierarchical-reference", f"{tokens[index - 1].text}.{tokens[index + 1].text} "
-                                         "reaches into another scope; RTL may use only its own ports and signals",
-                                         str(source), token.line))
+            issues.append(issue("hierarchical-reference", f"{tokens[index - 1].text}.{tokens[index + 1].text} "
+                                "reaches into another scope; RTL may use only its own ports and signals", token))
         elif token.kind == "identifier" and token.text == "initial":
             if not _only_initial_values(tokens[index + 1:_statement_end(tokens, index + 1)]):
-                issues.append(StructureIssue("initial-block", "initial block with timing or tasks is not hardware",
-                                             str(source), token.line))
+                issues.append(issue("initial-block", "initial block with timing or tasks is not hardware", token))
         elif token.text == "#" and _is_delay(tokens, index):
-            issues.append(StructureIssue("delay", "# delay is ignored by synthesis", str(source), token.line))
+            issues.append(issue("delay", "# delay is ignored by synthesis", token))
     return issues
 
 

@@ -13,7 +13,7 @@ from pyverilog.vparser import ast
 from hdlrl.hdl.mutate import ASSIGNMENTS, render, replace_child, walk
 from hdlrl.hdl.rewrites.base import RewriteRule, RewriteSite
 from hdlrl.hdl.rewrites.bitsim import Evaluator
-from hdlrl.hdl.rewrites.prefix import ARCHITECTURES, module_name, prefix_adder
+from hdlrl.hdl.rewrites.prefix import ARCHITECTURES, REWRITE_PREFIX, module_name, prefix_adder
 from hdlrl.hdl.rewrites.scope import Scope, Scopes, enclosing_module, fresh_name, identifier_uses, literal, modules
 
 RANDOM_VECTORS = 40  # per carry value, besides the corner cases
@@ -160,7 +160,7 @@ class PrefixAdder(RewriteRule):
             if not isinstance(node, (ast.Plus, ast.Minus)) or not isinstance(ancestors[-1], ast.Rvalue):
                 continue
             module = enclosing_module(ancestors)
-            if module.name.startswith("hdlrl_"):
+            if module.name.startswith(REWRITE_PREFIX):
                 continue
             scope = scopes.of(ancestors)
             shape = _addition(node, ancestors, scope)
@@ -181,7 +181,7 @@ class PrefixAdder(RewriteRule):
         if name not in {definition.name for definition in modules(tree)}:
             tree.description.definitions = tuple(tree.description.definitions) + (
                 prefix_adder(site.option, width, subtract),)
-        total = fresh_name(scope, "hdlrl_sum")
+        total = fresh_name(scope, f"{REWRITE_PREFIX}sum")
         instance = ast.InstanceList(name, (), (ast.Instance(name, f"{total}_adder", (
             ast.PortArg("a", _extended(a, width, scope)), ast.PortArg("b", _extended(b, width, scope)),
             ast.PortArg("cin", carry_in if carry_in is not None else ast.IntConst("1'b1" if subtract else "1'b0")),

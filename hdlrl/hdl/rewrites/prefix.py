@@ -44,8 +44,13 @@ def brent_kung(width: int) -> list[PrefixNode]:
     return nodes
 
 
+# The prefix of the modules and nets a rewrite adds. Rewritten designs are candidates, so it
+# cannot be the gate's reserved `hdlrl_`.
+REWRITE_PREFIX = "rewrite_"
+
+
 def module_name(architecture: str, width: int, subtract: bool) -> str:
-    return f"hdlrl_{architecture}_{'sub' if subtract else 'add'}{width}"
+    return f"{REWRITE_PREFIX}{architecture}_{'sub' if subtract else 'add'}{width}"
 
 
 def prefix_adder(architecture: str, width: int, subtract: bool) -> ast.ModuleDef:
