@@ -191,6 +191,26 @@ def test_a_huge_gain_is_accepted_proven_and_rejected_unproven(tmp_path: Path) ->
     assert "no proof within the budget" in unproven.level_reason and unproven.timed_out
 
 
+def test_a_wrong_output_on_one_input_value_is_found_without_a_proof(tmp_path: Path, imported_rtllm: Path) -> None:
+    """A combinational design of at most 20 input bits gets every input value in the differential
+    run: a multiplier wrong on one product of 65,536, which RTLLM's testbench misses, is rejected
+    even when no proof has time."""
+    design = load_design(imported_rtllm / "multi_8bit")
+    text = design.rtl[0].read_text()
+    wrong = tmp_path / "multi_8bit.v"
+    wrong.write_text(text.replace("      shift_count = shift_count + 1;\n    end\n", "      shift_count = shift_count + 1;\n    end\n"
+                                  "    if (A == 8'hc5 && B == 8'h3a) product = 16'h0000;\n"))
+    assert wrong.read_text() != text
+    no_time_to_prove = replace(FLOW, equivalence=replace(FLOW.equivalence, time_s=0.01))
+    verdict = gate(design, (wrong,), get_pdk("generic"), no_time_to_prove, with_ppa=False)
+    assert verdict.testbench_passed  # the design's own testbench is fooled
+    assert not verdict.accepted and verdict.stage == "differential" and verdict.level == "failed"
+    assert verdict.evidence.mismatch.inputs == {"A": "8'hc5", "B": "8'h3a"}
+    reference = gate(design, design.rtl, get_pdk("generic"), no_time_to_prove, with_ppa=False)
+    assert reference.accepted and reference.level == "simulated" and reference.differential_cycles >= 65_536
+    assert "every input value" in reference.level_reason
+
+
 TWO_CLOCKS = """module two_clocks (input wire clk_a, input wire clk_b, input wire rst, input wire d, output reg qa, output reg qb);
     always @(posedge clk_a) if (rst) qa <= 1'b0; else qa <= d;
     always @(posedge clk_b) if (rst) qb <= 1'b0; else qb <= qa;

@@ -16,12 +16,18 @@ beyond the 20 cycles a bounded proof looks at. The mid-run reset comes before th
 stretch rather than after it, so that state a second reset leaves behind also has the whole
 stretch to show at the outputs. The stimulus mix is the same over both parts.
 
+A design without clocks and with at most `exhaustive_input_bits` input bits (20 in the gate's
+flow: a million rows at most) also gets every combination of its input values after the
+random part, so a wrong output on one input value, which a proof out of time would not find
+and random stimulus might miss, is found.
+
 Comparison is X-aware: bits where the reference is X or Z are don't-care (flops without reset,
 reads of unwritten memory), and a candidate X where the reference is 0 or 1 is a mismatch.
 """
 
 from __future__ import annotations
 
+import itertools
 import random
 import re
 import secrets
@@ -54,6 +60,7 @@ class DiffSimOptions:
     reset_cycles: int = 3
     midrun_reset: bool = True
     time_s: float = 120
+    exhaustive_input_bits: int = 0  # a design without clocks and at most this many input bits gets every input too
 
 
 @dataclass
@@ -77,6 +84,7 @@ class DiffSimResult:
     first_mismatch: Mismatch | None
     reason: str  # one line
     wall_s: float
+    exhaustive: bool = False  # every input value was applied (a design without clocks)
 
 
 @dataclass(frozen=True)
@@ -86,6 +94,7 @@ class Stimulus:
     ports: tuple[Port, ...]
     rows: tuple[tuple[int, ...], ...]
     first_compared: int  # outputs are compared from this cycle on
+    exhaustive: bool = False  # the rows include every value of the inputs
 
     def inputs_at(self, cycle: int) -> dict[str, str]:
         return {port.name: verilog_literal(port.width, format(value, f"0{port.width}b"))
@@ -149,7 +158,10 @@ def generate_stimulus(design: Design, interface: Interface, options: DiffSimOpti
     data_ports = tuple(port for port in interface.inputs if port.name not in clocks and port is not reset)
     columns = [_input_sequence(rng, port.width, total) for port in data_ports]
     if reset is None:
-        return Stimulus(data_ports, tuple(zip(*columns)) if columns else ((),) * total, 0)
+        rows = tuple(zip(*columns)) if columns else ((),) * total
+        if design.clocks or sum(port.width for port in data_ports) > options.exhaustive_input_bits:
+            return Stimulus(data_ports, rows, 0)
+        return Stimulus(data_ports, rows + every_input(data_ports), 0, exhaustive=True)
     active = (1 << reset.width) - 1 if design.reset.polarity == "high" else 0
     inactive = ((1 << reset.width) - 1) ^ active
     reset_column = [active if cycle < options.reset_cycles else inactive for cycle in range(total)]
@@ -158,6 +170,12 @@ def generate_stimulus(design: Design, interface: Interface, options: DiffSimOpti
         reset_column[start:start + _MIDRUN_RESET_CYCLES] = [active] * _MIDRUN_RESET_CYCLES
     first_compared = min(options.reset_cycles, total)
     return Stimulus((reset, *data_ports), tuple(zip(reset_column, *columns)), first_compared)
+
+
+def every_input(ports: tuple[Port, ...]) -> tuple[tuple[int, ...], ...]:
+    """Every combination of the ports' values, one row each: on a design without state, agreeing
+    on all of them is agreeing everywhere, whether or not a proof finishes in time."""
+    return tuple(itertools.product(*(range(1 << port.width) for port in ports)))
 
 
 def write_stimulus(path: Path, stimulus: Stimulus) -> None:
@@ -318,7 +336,8 @@ def differential_simulation(runner: ToolRunner, design: Design, interface: Inter
     cycles, mismatched = int(summary[1]), int(summary[2])
     first = _first_mismatch(result.fail_lines, nonce, interface, stimulus)
     if not mismatched:
-        reason = f"reference and candidate agree on all {cycles} cycles (seed {options.seed}, {result.simulator})"
+        every = ", every input value among them" if stimulus.exhaustive else ""
+        reason = f"reference and candidate agree on all {cycles} cycles{every} (seed {options.seed}, {result.simulator})"
     elif first is None:
         reason = f"{mismatched} of {cycles} cycles differ"
     else:
@@ -326,4 +345,5 @@ def differential_simulation(runner: ToolRunner, design: Design, interface: Inter
         reason = (f"output {first.output} differs at cycle {first.cycle}: reference {first.reference}, "
                   f"candidate {first.candidate} ({given}); {mismatched} of {cycles} cycles differ")
     return DiffSimResult(True, mismatched == 0, cycles, mismatched, (cycles - mismatched) / cycles if cycles else 1.0,
-                         options.seed, result.simulator, first, reason, time.perf_counter() - started)
+                         options.seed, result.simulator, first, reason, time.perf_counter() - started,
+                         stimulus.exhaustive)

@@ -16,11 +16,15 @@ LEVELS = ("proven", "bounded", "simulated", "failed")
 # The differential run's reset-free stretch where a gate flow names none: a hidden counter that
 # makes a candidate deviate N cycles after reset is caught for N up to it; a bounded proof is not.
 GATE_RESET_FREE_CYCLES = 1 << 17
+# Designs without clocks and with at most this many input bits get every input value (2^20 rows at most).
+GATE_EXHAUSTIVE_INPUT_BITS = 20
 
 
 def _gate_differential(**options: object) -> DiffSimOptions:
-    """The differential options of a gate flow: `options`, the reset-free stretch defaulting to the gate's."""
-    return DiffSimOptions(**{"reset_free_cycles": GATE_RESET_FREE_CYCLES, **options})
+    """The differential options of a gate flow: `options`, the reset-free stretch and the
+    exhaustive limit defaulting to the gate's."""
+    return DiffSimOptions(**{"reset_free_cycles": GATE_RESET_FREE_CYCLES,
+                             "exhaustive_input_bits": GATE_EXHAUSTIVE_INPUT_BITS, **options})
 
 
 @dataclass(frozen=True)

@@ -218,8 +218,9 @@ def _run_gate(design: Design, candidate: Design, pdk: Pdk, flow: GateFlow, runne
         return
     if equivalence.level == "unknown":
         verdict.level = "simulated"
+        every = ", every input value among them" if differential.exhaustive else ""
         verdict.level_reason = (f"no proof within the budget ({equivalence.reason}); the differential simulation "
-                                f"agreed on {differential.cycles} cycles")
+                                f"agreed on {differential.cycles} cycles{every}")
     else:
         verdict.level = equivalence.label
         verdict.level_reason = f"{equivalence.method}: {equivalence.reason}"
