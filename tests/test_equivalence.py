@@ -105,6 +105,17 @@ def test_changed_operator_fails_with_counterexample(tmp_path: Path) -> None:
     assert result.counterexample and {"a", "b", "cin"} <= result.counterexample[0].keys()
 
 
+def test_candidate_x_where_the_reference_is_defined_fails(tmp_path: Path) -> None:
+    """`'x` is a don't-care to synthesis, which may then build anything: a candidate that leaves
+    undefined what the reference defines is not equivalent (the name-matched proof models X too)."""
+    text = _rtl("decoder3to8")
+    changed = text.replace("y = 8'b0000_0000;", "y = 8'bxxxx_xxxx;")
+    assert changed != text
+    result = _check(tmp_path, "decoder3to8", changed)
+    assert result.level == "failed", result.reason
+    assert "y differs" in result.reason
+
+
 def test_changed_counter_fails_with_trace_from_reset(tmp_path: Path) -> None:
     text = _rtl("updown_counter8")
     changed = text.replace("q - 8'd1", "q - 8'd2")

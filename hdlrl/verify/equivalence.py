@@ -3,9 +3,11 @@
 Both designs are read into one Yosys session (the reference's modules renamed with
 `prefix_modules`), elaborated (`proc; flatten; memory; async2sync`) and compared:
 
-- first (with `induction`) `equiv_make; equiv_simple -seq N; equiv_induct -seq N;
+- first (with `induction`) `equiv_make; equiv_simple -undef -seq N; equiv_induct -undef -seq N;
   equiv_status -assert`, which proves designs whose signals correspond by name, fast even
-  for multipliers; when some `$equiv` cell stays unproven (re-encoded state, retiming):
+  for multipliers; X is modelled (`-undef`), since without it an `x` the candidate leaves
+  where the reference is defined reads as 0 and "proves", while synthesis builds anything
+  there; when some `$equiv` cell stays unproven (re-encoded state, retiming, X):
 - combinational: a miter (`miter -equiv -ignore_gold_x`) whose `trigger` output is 1 when
   an output differs where the reference is defined; `sat -prove trigger 0` over all defined
   inputs either proves equivalence or returns the distinguishing input;
@@ -193,8 +195,8 @@ def _equiv_induct(session: _Session, top: str) -> bool | None:
         f"read_rtlil {WORK_DIR}/{PREPARED}",
         f"equiv_make {REFERENCE_PREFIX}{top} {top} {EQUIV}",
         f"hierarchy -top {EQUIV}",
-        f"equiv_simple -seq {EQUIV_SEQUENCE_LENGTH}",
-        f"equiv_induct -seq {EQUIV_SEQUENCE_LENGTH}",
+        f"equiv_simple -undef -seq {EQUIV_SEQUENCE_LENGTH}",
+        f"equiv_induct -undef -seq {EQUIV_SEQUENCE_LENGTH}",
         "equiv_status -assert",
         "",
     ]))

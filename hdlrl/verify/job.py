@@ -23,7 +23,7 @@ from hdlrl.verify.gate import Verdict, gate, implausible_gain
 from hdlrl.verify.interface import InterfaceError
 from hdlrl.verify.reward import accepted_reward, rejected_reward
 
-GATE_SCHEMA = 4  # bump when Verdict or the gate's stages change meaning (4: the one view, undecided rejected)
+GATE_SCHEMA = 5  # bump when Verdict or the gate's stages change meaning (5: the one view, undecided rejected, X-aware name-matched proofs)
 
 
 @dataclass(frozen=True)
