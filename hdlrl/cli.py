@@ -88,6 +88,16 @@ def build_parser() -> argparse.ArgumentParser:
     gate_score.add_argument("--json", action="store_true", help="print JSON instead of a table")
     gate_score.add_argument("--report", type=Path, help="also write a Markdown table to this file")
 
+    gate_corpus = commands.add_parser("gate-corpus", help="the gate against an attack corpus: holes, false rejections")
+    gate_corpus.add_argument("corpus", type=Path, metavar="CORPUS_YAML")
+    gate_corpus.add_argument("--designs-dir", type=Path, default=Path("designs"), help="where project designs live")
+    gate_corpus.add_argument("--rtllm", type=Path, help="imported RTLLM designs (hdlrl import rtllm), for rtllm/NAME")
+    _add_pdk_arguments(gate_corpus)
+    _add_executor_arguments(gate_corpus)
+    _add_gate_arguments(gate_corpus)
+    gate_corpus.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    gate_corpus.add_argument("--report", type=Path, help="also write a Markdown table to this file")
+
     optimize = commands.add_parser("optimize", help="improve one design's PPA with a policy trained during the run")
     optimize.add_argument("design", type=Path, metavar="DESIGN_DIR")
     _add_optimize_arguments(optimize)
@@ -195,6 +205,10 @@ def main(argv: list[str] | None = None) -> int:
             from hdlrl.commands.gate import run_gate
 
             return run_gate(arguments)
+        if arguments.command == "gate-corpus":
+            from hdlrl.commands.gate import run_gate_corpus
+
+            return run_gate_corpus(arguments)
         if arguments.command == "gate-score":
             from hdlrl.commands.gate import run_gate_score
 

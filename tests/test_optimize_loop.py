@@ -70,6 +70,8 @@ def test_optimize_writes_its_run_directory_and_json(small_flow: Path, tmp_path: 
     assert json.loads((out / "summary.json").read_text()) == summary
     for name in ("best.v", "history.jsonl", "pool.json", "report.html"):
         assert (out / name).is_file(), name
+    best = (out / "best.v").read_text()  # the verified view: no comment, macro or `line directive left
+    assert "module alu8" in best and "//" not in best and "`" not in best
     rows = [json.loads(line) for line in (out / "history.jsonl").read_text().splitlines()]
     steps = [row for row in rows if row["kind"] == "step"]
     assert len(steps) == 2 and len(rows) == 2 + 4

@@ -119,6 +119,22 @@ def test_screen_reads_the_expanded_text_and_names_the_original_line(tmp_path: Pa
     assert str(caught.value).startswith(f"rtl/top.v:{line}:"), str(caught.value)
 
 
+@pytest.mark.parametrize("text, reading", [
+    ("`define C(x) $``c(x)\nmodule top;\n`ifdef VERILATOR\n  initial `C(\"1\");\n`endif\nendmodule\n", "`VERILATOR"),
+    ("`define T(n) $``n\nmodule top;\n  integer f;\n`ifndef SYNTHESIS\n  initial f = `T(fopen)(\"x\");\n`endif\n"
+     "endmodule\n", "no macro"),
+    ("`define T(n) $``n\nmodule top;\n  integer f;\n// synopsys translate_off\n  initial f = `T(fopen)(\"x\");\n"
+     "// synopsys translate_on\nendmodule\n", "no macro"),
+])
+def test_code_the_view_leaves_out_is_screened_as_other_tools_read_it(tmp_path: Path, text: str, reading: str) -> None:
+    """The file may be simulated elsewhere: a macro-built task in another tool's branch, or in a
+    translate_off region, is refused although the view never contains it."""
+    with pytest.raises(ViewRefusal) as caught:
+        view_of(tmp_path, text)
+    assert caught.value.stage == "screen" and "is refused" in caught.value.message
+    assert f"(as read with {reading}" in caught.value.message
+
+
 def test_included_file_is_expanded_and_its_translate_off_removed(tmp_path: Path) -> None:
     header = "// synopsys translate_off\nwire sim_only;\n// synopsys translate_on\nwire real_wire;\n"
     view, record = view_of(tmp_path, 'module top;\n`include "defs.vh"\nendmodule\n', {"inc/defs.vh": header},

@@ -1,4 +1,5 @@
-"""`hdlrl gate` (one verdict) and `hdlrl gate-score` (the gate's strength, by mutants)."""
+"""`hdlrl gate` (one verdict), `hdlrl gate-score` (the gate's strength, by mutants) and
+`hdlrl gate-corpus` (its strength against an attack corpus)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from hdlrl.evaluate.executors import Executor, make_executor
 from hdlrl.pdk import Pdk, get_pdk
 from hdlrl.report import markdown_table, text_table
 from hdlrl.serialize import to_jsonable
+from hdlrl.verify.corpus import AttackResult, load_corpus, run_corpus
 from hdlrl.verify.flow import DEFAULT_GATE_FLOW, GateFlow, load_gate_flow
 from hdlrl.verify.job import GateJob, run_gate_job
 from hdlrl.verify.score import GateScore, pooled_score, score_design
@@ -20,6 +22,10 @@ from hdlrl.verify.score import GateScore, pooled_score, score_design
 SCORE_HEADERS = ("design", "mutants", "equivalent", "killed_by_testbench", "kill_rate_testbench",
                  "killed_by_gate", "kill_rate_gate", "false_rejections", "gate_median_s", "gate_p90_s",
                  "tool_median_s", "tool_p90_s")
+
+
+CORPUS_HEADERS = ("candidate", "design", "class", "expect", "verdict", "stage", "level", "reason", "ppa_ratio",
+                  "wall_s")
 
 
 def run_gate(arguments: argparse.Namespace) -> int:
@@ -92,3 +98,34 @@ def run_gate_score(arguments: argparse.Namespace) -> int:
             if score.error:
                 print(f"hdlrl: not scored: {score.error}")
     return 1 if any(score.error for score in scores) else 0
+
+
+def _corpus_row(result: AttackResult) -> tuple:
+    verdict = "accepted" if result.accepted else "rejected"
+    if not result.held:
+        verdict += " (HOLE)" if result.attack.expect != "accept" else " (FALSE REJECTION)"
+    ratio = round(result.ppa_ratio, 4) if result.ppa_ratio is not None else "-"
+    return (result.attack.name, result.attack.design, result.attack.kind, result.attack.expect, verdict,
+            result.stage, result.level, result.reason or "-", ratio, round(result.wall_s, 2))
+
+
+def run_gate_corpus(arguments: argparse.Namespace) -> int:
+    attacks = load_corpus(arguments.corpus)
+    executor = make_executor(arguments.executor, arguments.workers, arguments.ray_address)
+    try:
+        results = run_corpus(attacks, arguments.designs_dir, arguments.rtllm, get_pdk(arguments.pdk, arguments.pdk_dir),
+                             load_gate_flow(arguments.flow or DEFAULT_GATE_FLOW), executor,
+                             default_cache_path(not arguments.no_cache), progress=not arguments.json)
+    finally:
+        executor.close()
+    rows = [_corpus_row(result) for result in results]
+    if arguments.report:
+        arguments.report.write_text(markdown_table(CORPUS_HEADERS, rows) + "\n")
+    if arguments.json:
+        print(json.dumps([{**to_jsonable(result), "held": result.held} for result in results], indent=2))
+    else:
+        print(text_table(CORPUS_HEADERS, rows))
+    skipped = len(attacks) - len(results)
+    if skipped:
+        print(f"hdlrl: {skipped} candidates skipped: their RTLLM designs need --rtllm")
+    return 0 if all(result.held for result in results) else 1

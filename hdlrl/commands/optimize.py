@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import tempfile
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
@@ -13,6 +14,8 @@ from hdlrl.eda.synth.recipes import recipe_options
 from hdlrl.errors import HdlrlError
 from hdlrl.evaluate.cache import default_cache_path
 from hdlrl.evaluate.executors import Executor, make_executor
+from hdlrl.evaluate.staging import view_text
+from hdlrl.hdl.mutate import write_sources
 from hdlrl.optimize.flow import DEFAULT_OPTIMIZE_FLOW, OptimizeFlow, load_optimize_flow
 from hdlrl.optimize.loop import OptimizeRun
 from hdlrl.optimize.puct import PoolState
@@ -67,8 +70,12 @@ def optimize_design(design: Design, arguments: argparse.Namespace, run_dir: Path
         "best_lineage": _lineage(run, best),
         "recipe": best.recipe,  # the synthesis recipe best.v was measured with
         "synthesis": asdict(recipe_options(flow.gate.evaluation.synthesis, best.recipe)),
+        "best_file": "best.v: the synthesis view the gate verified (SYNTHESIS defined; translate_off regions, "
+                     "comments and attributes but keep removed)",
     }
-    (run_dir / "best.v").write_text("".join(best.sources[name] for name in run.original))
+    with tempfile.TemporaryDirectory(prefix="hdlrl-best-") as folder:
+        best_design = design.with_rtl(write_sources(design, best.sources, Path(folder)))
+        (run_dir / "best.v").write_text(view_text(best_design, False if arguments.no_sandbox else None))
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     write_report(run_dir, run.original, best.sources)
     return summary

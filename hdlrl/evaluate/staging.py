@@ -9,7 +9,9 @@ file it writes, so no tool can see a circuit the others do not.
 
 from __future__ import annotations
 
+import re
 import shutil
+import tempfile
 from pathlib import Path
 
 from hdlrl.design import Design
@@ -18,10 +20,32 @@ from hdlrl.eda.runner import ToolRunner
 from hdlrl.errors import HdlrlError
 from hdlrl.hdl.screen import decode_source, screen_view
 from hdlrl.hdl.view import (VIEW_DEFINES, LineMap, PreprocessRecord, directives, dropped_regions,
-                            remove_translate_off, strip_comments_and_attributes)
+                            remove_translate_off, strip_comments_and_attributes, without_line_directives)
 
 CANDIDATE_DIR = "candidate"
 VIEW_DIR = "view"
+
+
+# A pasted `include (`inc``lude) escapes the raw screen; the expanded text names every file it
+# read, so the reach is caught there, without quoting the file.
+OUTSIDE_INCLUDE = "an `include reached a file outside the design folder"
+
+
+def _inside(file: str, scratch: Path) -> bool:
+    path = Path(file)
+    return (path if path.is_absolute() else scratch / path).resolve().is_relative_to(scratch)
+
+
+def _outside_paths(message: str, scratch: Path) -> bool:
+    """Does a tool's message name an absolute path outside the scratch folder?"""
+    return any(not _inside(path, scratch) for path in re.findall(r"(?<![\w.])/[^\s:'\"]+", message))
+
+
+# How the common tools read a source (their own predefined macros), screened besides the view:
+# a simulation without SYNTHESIS, Verilator, Icarus, and Yosys.
+OTHER_READINGS: tuple[dict[str, str], ...] = (
+    {}, {"VERILATOR": "1", "SYSTEMVERILOG": "1"}, {"__ICARUS__": "1"}, {"YOSYS": "1", "SYNTHESIS": "1"},
+)
 
 
 class ViewRefusal(HdlrlError):
@@ -57,6 +81,27 @@ def stage_scratch(design: Design, scratch: Path) -> tuple[list[Path], list[Path]
     return rtl, testbench, includes
 
 
+def _screen_other_readings(runner: ToolRunner, sources: list[Path], include_dirs: list[Path]) -> None:
+    """Screen the sources as the common tools would read them, translate_off regions live.
+
+    The view is what hdlrl's tools run, but the file may later be simulated elsewhere: a task
+    built by a macro under `ifdef VERILATOR`, or in a translate_off region, must not wait there.
+    A reading that does not preprocess is not screened (no tool could run it)."""
+    for defines in OTHER_READINGS:
+        expanded = preprocess(runner, sources, include_dirs, defines)
+        if not expanded.ok:
+            continue
+        line_map = LineMap.of(expanded.text)
+        if any(not _inside(file, runner.scratch) for file in line_map.covered()):
+            raise ViewRefusal("screen", OUTSIDE_INCLUDE)
+        try:
+            screen_view(expanded.text, line_map, runner.scratch)
+        except HdlrlError as error:
+            reading = " ".join(f"`{name}" for name in defines) or "no macro"
+            raise ViewRefusal("screen", f"{error.message} (as read with {reading} defined)",
+                              error.path, error.line) from None
+
+
 def build_view(runner: ToolRunner, sources: list[Path], include_dirs: list[Path], name: str) -> tuple[Path, PreprocessRecord]:
     """Write the view of `sources` (staged, relative to the scratch folder) to `view/<name>.v`.
 
@@ -65,6 +110,7 @@ def build_view(runner: ToolRunner, sources: list[Path], include_dirs: list[Path]
     `ViewRefusal` with the original file and line when the view is refused.
     """
     scratch = runner.scratch
+    _screen_other_readings(runner, sources, include_dirs)
     record = PreprocessRecord()
     originals: dict[str, str] = {}
     included = [path.relative_to(scratch) for directory in include_dirs
@@ -86,8 +132,12 @@ def build_view(runner: ToolRunner, sources: list[Path], include_dirs: list[Path]
     expanded = preprocess(runner, sources, include_dirs, VIEW_DEFINES)
     record.undefined = list(expanded.undefined)
     if not expanded.ok:
+        if _outside_paths(expanded.reason, scratch):
+            raise ViewRefusal("screen", OUTSIDE_INCLUDE)  # the preprocessor's message may quote the file
         raise ViewRefusal("parse", f"preprocessing failed: {expanded.reason}")
     line_map = LineMap.of(expanded.text)
+    if any(not _inside(file, scratch) for file in line_map.covered()):
+        raise ViewRefusal("screen", OUTSIDE_INCLUDE)
     text, record.attributes = strip_comments_and_attributes(expanded.text, line_map)
     try:
         screen_view(text, line_map, scratch)
@@ -100,3 +150,14 @@ def build_view(runner: ToolRunner, sources: list[Path], include_dirs: list[Path]
     (scratch / view).parent.mkdir(parents=True, exist_ok=True)
     (scratch / view).write_text(text)
     return view, record
+
+
+def view_text(design: Design, sandbox: bool | None = None) -> str:
+    """The view of `design`'s RTL as a plain file: what the gate verified and what every tool
+    reads, with no macro, no translate_off region and no attribute left to read differently
+    elsewhere (`line directives dropped). Raises `ViewRefusal` for RTL the screen refuses."""
+    with tempfile.TemporaryDirectory(prefix=f"hdlrl-view-{design.name}-") as folder:
+        runner = ToolRunner(Path(folder), sandbox=sandbox)
+        rtl, _, includes = stage_scratch(design, runner.scratch)
+        view, _ = build_view(runner, rtl, includes, design.top)
+        return without_line_directives((runner.scratch / view).read_text())

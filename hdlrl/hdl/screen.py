@@ -2,10 +2,12 @@
 
 Simulators execute what the source asks: `$system("rm -rf ~")`, `$fopen("/etc/passwd")`,
 Verilator's inline C++ (`$c`), DPI imports, or an `include of a file outside the design.
-This screen rejects those with a one-line reason naming the file and line. It runs twice:
-on the raw file for what the preprocessor itself would do (`include), and on the
-preprocessed text every tool reads (`screen_view`), so a task spelled by a macro
-(`` `define S $sys``tem ``) is seen as what it becomes. It also refuses names that could
+This screen rejects those with a one-line reason naming the file and line. System tasks are
+allowed from a list, not refused from one. It runs twice: on the raw file for what the
+preprocessor itself would do (`include) and for every task written anywhere, dead code
+included (others may simulate the file with other macros); and on the preprocessed text
+every tool reads (`screen_view`), so a task spelled by a macro (`` `define S $sys``tem ``) is
+seen as what it becomes. It also refuses names that could
 collide with those the gate generates. It is the first line of defence; the sandboxed runner
 (no network, read-only host) is the second.
 """
@@ -22,13 +24,20 @@ from hdlrl.hdl.lexer import Token, tokenize
 from hdlrl.hdl.rename import RESERVED_PREFIX
 from hdlrl.hdl.view import LineMap
 
-# System tasks that reach the file system, the shell or foreign code.
-FORBIDDEN_SYSTEM_TASKS = frozenset({
-    "$system", "$fopen", "$fclose", "$fwrite", "$fwriteb", "$fwriteh", "$fwriteo", "$fdisplay",
-    "$fdisplayb", "$fdisplayh", "$fdisplayo", "$fstrobe", "$fstrobeb", "$fstrobeh", "$fstrobeo",
-    "$fmonitor", "$fmonitorb", "$fmonitorh", "$fmonitoro", "$fgetc", "$fgets", "$fscanf", "$fread",
-    "$fseek", "$ftell", "$rewind", "$fflush", "$ungetc", "$writememh", "$writememb", "$c",
-    "$dumpports", "$sdf_annotate",
+# The system tasks and functions candidate RTL may call: output to the simulation log,
+# simulation control, type and math functions, assertions. Everything else is refused (an
+# allowlist: Verilator alone has `$c`, `$c8` ... `$c64` for inline C++, and simulators add
+# file and shell tasks release by release).
+ALLOWED_SYSTEM_TASKS = frozenset({
+    *(f"${name}{radix}" for name in ("display", "write", "strobe", "monitor") for radix in ("", "b", "h", "o")),
+    "$monitoron", "$monitoroff", "$finish", "$stop", "$time", "$stime", "$realtime",
+    "$signed", "$unsigned", "$clog2", "$bits", "$size", "$left", "$right", "$high", "$low", "$increment",
+    "$dimensions", "$unpacked_dimensions", "$countones", "$countbits", "$onehot", "$onehot0", "$isunknown",
+    "$error", "$warning", "$info", "$fatal", "$past", "$rose", "$fell", "$stable", "$changed", "$sampled",
+    "$ln", "$log10", "$exp", "$sqrt", "$pow", "$floor", "$ceil", "$sin", "$cos", "$tan", "$asin", "$acos",
+    "$atan", "$atan2", "$hypot", "$sinh", "$cosh", "$tanh", "$asinh", "$acosh", "$atanh",
+    "$rtoi", "$itor", "$realtobits", "$bitstoreal", "$readmemh", "$readmemb", "$dumpfile", "$dumpvars",
+    "$dumpon", "$dumpoff", "$dumpall", "$dumpflush",
 })
 # Tasks that take a file name: allowed only for a relative path that stays in the design folder.
 PATH_SYSTEM_TASKS = frozenset({"$readmemh", "$readmemb", "$dumpfile"})
@@ -134,13 +143,17 @@ def _memory_bits(tokens: list[Token], index: int) -> int | None:
 def screen_source(path: Path, design_root: Path, include_dirs: tuple[Path, ...] = ()) -> str:
     """Check one untrusted source file before the preprocessor reads it; return its text.
 
-    Only what must be decided before preprocessing is checked here: the text decodes, and every
+    What must be decided before preprocessing is checked here: the text decodes, every
     `include names, as a literal, a file inside the design folder (the preprocessor would
-    otherwise read any file it is pointed at). Everything else is checked on the expanded
-    text by `screen_view`, where a macro cannot hide it."""
+    otherwise read any file it is pointed at), and no system task outside the allowed ones
+    is written anywhere, dead code included. The expanded text is checked again by
+    `screen_view`, where a macro cannot hide a task."""
     text = decode_source(path)
     tokens = tokenize(text)
     for index, token in enumerate(tokens):
+        if token.kind == "system" and token.text not in ALLOWED_SYSTEM_TASKS:
+            raise HdlrlError(_refused_task(token.text) + " (anywhere in the file: code the view leaves out is "
+                             "still in the file others may simulate)", path, token.line)
         if token.kind == "directive" and token.text in FORBIDDEN_DIRECTIVES:
             raise HdlrlError(f"{token.text} (inline C++) is refused in candidate RTL", path, token.line)
         if token.kind == "directive" and token.text == "`include":
@@ -152,6 +165,11 @@ def screen_source(path: Path, design_root: Path, include_dirs: tuple[Path, ...] 
             if not any(_inside(name, base, design_root) for base in bases):
                 raise HdlrlError(f"`include \"{name}\" lies outside the design folder", path, token.line)
     return text
+
+
+def _refused_task(name: str) -> str:
+    return (f"system task {name} is refused in candidate RTL (allowed: display, simulation control, type, math "
+            "and assertion tasks; nothing that reaches files, the shell or foreign code)")
 
 
 def _reserved_name_refusal(token: Token) -> str:
@@ -178,8 +196,8 @@ def screen_view(text: str, line_map: LineMap, working_dir: Path) -> None:
     for index, token in enumerate(tokens):
         if token.kind == "system":
             name = token.text
-            if name in FORBIDDEN_SYSTEM_TASKS:
-                raise refuse(f"system task {name} is refused in candidate RTL (file or shell access)", token)
+            if name not in ALLOWED_SYSTEM_TASKS:
+                raise refuse(_refused_task(name), token)
             if name in PATH_SYSTEM_TASKS:
                 argument = _string_argument(tokens, index)
                 if argument is None:

@@ -158,6 +158,13 @@ class LineMap:
         return lines
 
 
+def without_line_directives(text: str) -> str:
+    """A view as a plain file for people and other tools: `line directives dropped, trailing
+    space trimmed."""
+    lines = [line.rstrip() for line in text.split("\n") if not _LINE_DIRECTIVE.match(line)]
+    return "\n".join(lines).strip("\n") + "\n"
+
+
 def _attribute_end(tokens: list[Token], index: int) -> int | None:
     """Index of the `)` closing the attribute instance `(*` opened at tokens[index], if it is one.
 

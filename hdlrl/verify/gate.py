@@ -25,7 +25,7 @@ from hdlrl.eda.runner import ToolRunner
 from hdlrl.eda.synth.yosys import read_commands
 from hdlrl.eda.toolchain import require_tool
 from hdlrl.errors import HdlrlError
-from hdlrl.evaluate.cascade import lint_sources, measure_ppa, run_testbench, screen_design
+from hdlrl.evaluate.cascade import evaluate, lint_sources, measure_ppa, run_testbench, screen_design
 from hdlrl.evaluate.result import PPA, EvalResult
 from hdlrl.evaluate.staging import ViewRefusal, build_view, stage_scratch
 from hdlrl.hdl.view import PreprocessRecord
@@ -124,6 +124,14 @@ def _elaboration_failure(runner: ToolRunner, sources: list[Path], includes: list
     return "elaborate", str(error)
 
 
+def reference_ppa_of(reference: EvalResult, design: Design) -> PPA:
+    """The PPA of the reference's evaluation; a reference that fails it is bad input."""
+    if not reference.verified:
+        raise HdlrlError(f"the reference itself fails the evaluation at {reference.stage}: {reference.reason}",
+                         design.root / "design.yaml")
+    return reference.ppa
+
+
 def gate(design: Design, candidate: tuple[Path, ...], pdk: Pdk, flow: GateFlow, reference: Interface | None = None,
          reference_ppa: PPA | None = None, with_ppa: bool = True, sandbox: bool | None = None) -> Verdict:
     """Judge `candidate` (RTL files replacing `design.rtl`) against the design's reference.
@@ -133,6 +141,8 @@ def gate(design: Design, candidate: tuple[Path, ...], pdk: Pdk, flow: GateFlow, 
     (mutation scoring needs the verdict, not the PPA).
     """
     started = time.perf_counter()
+    if with_ppa and reference_ppa is None:
+        reference_ppa = reference_ppa_of(evaluate(design, pdk, flow.evaluation, sandbox=sandbox), design)
     scratch = Path(tempfile.mkdtemp(prefix=f"hdlrl-gate-{design.name}-"))
     evaluation = flow.evaluation
     runner = ToolRunner(scratch, evaluation.limits, sandbox=sandbox, readable=(pdk.liberty,))

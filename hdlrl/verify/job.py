@@ -19,7 +19,7 @@ from hdlrl.eda.synth.yosys import SynthOptions
 from hdlrl.evaluate.job import EvalJob, run_job
 from hdlrl.pdk import Pdk
 from hdlrl.verify.flow import GateFlow
-from hdlrl.verify.gate import Verdict, gate, implausible_gain
+from hdlrl.verify.gate import Verdict, gate, implausible_gain, reference_ppa_of
 from hdlrl.verify.interface import InterfaceError
 from hdlrl.verify.reward import accepted_reward, rejected_reward
 
@@ -71,12 +71,9 @@ def _judge(job: GateJob) -> Verdict:
     if job.synthesis is not None:
         return _judge_under_recipe(job)
     reference_ppa = None
-    if job.with_ppa:
+    if job.with_ppa:  # from the cache when judged before
         reference = run_job(EvalJob(job.design, job.pdk, job.flow.evaluation, job.cache_path, job.sandbox))
-        if not reference.verified:
-            raise HdlrlError(f"the reference itself fails the evaluation at {reference.stage}: {reference.reason}",
-                             job.design.root / "design.yaml")
-        reference_ppa = reference.ppa
+        reference_ppa = reference_ppa_of(reference, job.design)
     try:
         return gate(job.design, job.candidate, job.pdk, job.flow, reference_ppa=reference_ppa,
                     with_ppa=job.with_ppa, sandbox=job.sandbox)

@@ -1,0 +1,21 @@
+// tool-view: (* full_case *) makes Yosys treat en = 0 as don't-care (it drops the enable); simulators ignore the attribute and give 0
+module decoder3to8 (
+    input  wire [2:0] a,
+    input  wire       en,
+    output reg  [7:0] y
+);
+    always @* begin
+        y = 8'h00;
+        (* full_case *)
+        case ({en, a})
+            4'b1000: y = 8'h01;
+            4'b1001: y = 8'h02;
+            4'b1010: y = 8'h04;
+            4'b1011: y = 8'h08;
+            4'b1100: y = 8'h10;
+            4'b1101: y = 8'h20;
+            4'b1110: y = 8'h40;
+            4'b1111: y = 8'h80;
+        endcase
+    end
+endmodule
