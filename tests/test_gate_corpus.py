@@ -21,6 +21,7 @@ from hdlrl.evaluate.executors import make_executor
 from hdlrl.pdk import get_pdk
 from hdlrl.verify.corpus import AttackResult, load_corpus, run_corpus
 from hdlrl.verify.flow import load_gate_flow
+from hdlrl.verify.reward import ACCEPTED_CAP
 
 CORPUS = Path(__file__).resolve().parent / "gate_corpus" / "corpus.yaml"
 ATTACKS = load_corpus(CORPUS)
@@ -62,5 +63,6 @@ def test_candidate_gets_the_expected_verdict(attack, results: dict[str, AttackRe
     if attack.name not in results:
         pytest.skip(f"design {attack.design} not available (RTLLM benchmark not found)")
     result = results[attack.name]
+    assert result.reward <= ACCEPTED_CAP
     assert result.held, (f"{attack.expect} expected, got {'accepted' if result.accepted else 'rejected'} at "
                          f"{result.stage}, level {result.level}: {result.reason or attack.why}")

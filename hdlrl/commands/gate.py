@@ -25,7 +25,7 @@ SCORE_HEADERS = ("design", "mutants", "equivalent", "killed_by_testbench", "kill
 
 
 CORPUS_HEADERS = ("candidate", "design", "class", "expect", "verdict", "stage", "level", "reason", "ppa_ratio",
-                  "wall_s")
+                  "reward", "wall_s")
 
 
 def run_gate(arguments: argparse.Namespace) -> int:
@@ -106,7 +106,7 @@ def _corpus_row(result: AttackResult) -> tuple:
         verdict += " (HOLE)" if result.attack.expect != "accept" else " (FALSE REJECTION)"
     ratio = round(result.ppa_ratio, 4) if result.ppa_ratio is not None else "-"
     return (result.attack.name, result.attack.design, result.attack.kind, result.attack.expect, verdict,
-            result.stage, result.level, result.reason or "-", ratio, round(result.wall_s, 2))
+            result.stage, result.level, result.reason or "-", ratio, round(result.reward, 4), round(result.wall_s, 2))
 
 
 def run_gate_corpus(arguments: argparse.Namespace) -> int:

@@ -52,6 +52,7 @@ class AttackResult:
     level: str
     reason: str
     ppa_ratio: float | None
+    reward: float
     wall_s: float
 
     @property
@@ -102,4 +103,4 @@ def run_corpus(attacks: list[Attack], designs_dir: Path, rtllm_dir: Path | None,
         jobs.append(GateJob(load_design(root), (attack.source,), pdk, flow, cache_path))
     verdicts = tqdm(executor.map(jobs), total=len(jobs), desc="gate corpus", unit="candidate", disable=not progress)
     return [AttackResult(attack, verdict.accepted, verdict.stage, verdict.level, verdict.reason, verdict.ppa_ratio,
-                         verdict.wall_s) for (attack, _), verdict in zip(runnable, verdicts)]
+                         verdict.reward, verdict.wall_s) for (attack, _), verdict in zip(runnable, verdicts)]
