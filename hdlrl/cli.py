@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import sys
 import warnings
 from pathlib import Path
@@ -16,7 +17,7 @@ def _add_pdk_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_executor_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--workers", type=int, default=1, help="evaluations run in parallel")
+    parser.add_argument("--workers", type=_positive_int, default=1, help="evaluations run in parallel")
     parser.add_argument("--executor", choices=("local", "ray"), default="local")
     parser.add_argument("--ray-address", help="address of a running Ray cluster (default: start one locally)")
 
@@ -27,11 +28,29 @@ def _add_gate_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-sandbox", action="store_true", help="run tools without bubblewrap")
 
 
+def _version() -> str:
+    try:
+        return importlib.metadata.version("hdlrl")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown (not installed)"
+
+
+def _positive_int(text: str) -> int:
+    """An argparse type: a count that must be at least 1 (`--budget 0` is an error, not the default)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def _add_optimize_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--policy", default="rewrite", help="rewrite (embedded), hf:PATH_OR_NAME or openai:URL")
     parser.add_argument("--policy-option", action="append", metavar="KEY=VALUE",
                         help="a keyword option of the policy backend (e.g. lora_rank=16), repeatable")
-    parser.add_argument("--budget", type=int, help="candidates in all (default: the flow's budget)")
+    parser.add_argument("--budget", type=_positive_int, help="candidates in all (default: the flow's budget)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-update", action="store_true", help="frozen policy: search without learning")
     parser.add_argument("--best-of-n", action="store_true", help="baseline: sample the original design only, frozen")
@@ -48,6 +67,7 @@ def _add_optimize_arguments(parser: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hdlrl", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"hdlrl {_version()}")
     commands = parser.add_subparsers(dest="command", required=True)
 
     commands.add_parser("tools", help="check the EDA tools against tools.lock")
@@ -74,13 +94,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     mutants = commands.add_parser("mutants", help="write seeded mutants of a design's RTL")
     mutants.add_argument("design", type=Path, metavar="DESIGN_DIR")
-    mutants.add_argument("--n", type=int, default=30, help="how many mutants")
+    mutants.add_argument("--n", type=_positive_int, default=30, help="how many mutants")
     mutants.add_argument("--out", type=Path, required=True, help="folder for mutant_NNN/ and mutants.json")
     mutants.add_argument("--seed", type=int, default=0)
 
     gate_score = commands.add_parser("gate-score", help="the gate's strength: mutants killed, false rejections")
     gate_score.add_argument("designs", nargs="+", type=Path, metavar="DESIGN_DIR")
-    gate_score.add_argument("--n", type=int, default=30, help="mutants per design")
+    gate_score.add_argument("--n", type=_positive_int, default=30, help="mutants per design")
     gate_score.add_argument("--seed", type=int, default=0)
     _add_pdk_arguments(gate_score)
     _add_executor_arguments(gate_score)
@@ -113,7 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
     cover.add_argument("--policy", default="cdg", help="cdg (embedded), random, hf:PATH_OR_NAME or openai:URL")
     cover.add_argument("--policy-option", action="append", metavar="KEY=VALUE",
                        help="a keyword option of the policy backend, repeatable")
-    cover.add_argument("--budget", type=int, help="stimulus programs in all (default: the flow's budget)")
+    cover.add_argument("--budget", type=_positive_int, help="stimulus programs in all (default: the flow's budget)")
     cover.add_argument("--objective", choices=("coverage", "mutants"), default="coverage",
                        help="reward coverage gained, or also the mutants a program kills")
     cover.add_argument("--seed", type=int, default=0)
@@ -127,7 +147,7 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("designs", type=Path, nargs="+", metavar="DESIGN_DIR")
     compare.add_argument("--policies", default="random,cdg", help="comma-separated; the first is the baseline")
     compare.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
-    compare.add_argument("--budget", type=int, help="stimulus programs per run (default: the flow's budget)")
+    compare.add_argument("--budget", type=_positive_int, help="stimulus programs per run (default: the flow's budget)")
     compare.add_argument("--objective", choices=("coverage", "mutants"), default="coverage")
     compare.add_argument("--flow", type=Path, help="cover flow YAML (default: flows/cover.yaml)")
     compare.add_argument("--out", type=Path, default=Path("runs/cover-compare"))
@@ -178,13 +198,13 @@ def build_parser() -> argparse.ArgumentParser:
     bench_cover.add_argument("--runs", type=int, default=100)
     bench_cover.add_argument("--rounds", type=int, default=3)
     bench_cover.add_argument("--cycles", type=int, default=256)
-    bench_cover.add_argument("--workers", type=int, default=2)
+    bench_cover.add_argument("--workers", type=_positive_int, default=2)
     bench_cover.add_argument("--output", type=Path, help="write the results JSON here")
     bench_summarize = bench_commands.add_parser("summarize", help="modules summarised per second, renamed copies")
     bench_summarize.add_argument("inputs", nargs="*", type=Path, default=[Path("designs")], metavar="PATH")
     bench_summarize.add_argument("--copies", type=int, default=8, help="renamed copies of each file")
     bench_summarize.add_argument("--rounds", type=int, default=2)
-    bench_summarize.add_argument("--workers", type=int, default=2)
+    bench_summarize.add_argument("--workers", type=_positive_int, default=2)
     bench_summarize.add_argument("--output", type=Path, help="write the results JSON here")
     return parser
 

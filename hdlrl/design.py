@@ -8,6 +8,8 @@ optimiser) reads a `Design`, never the YAML.
 
 from __future__ import annotations
 
+import math
+
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -96,6 +98,8 @@ class FieldReader:
         if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
             names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
             raise self.document.error(field_path, f"expected {names}, got {type(value).__name__}")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise self.document.error(field_path, f"must be a finite number, got {value}")
         return value
 
     def identifier(self, data: dict, field_path: str) -> str:

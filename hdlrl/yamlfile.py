@@ -44,6 +44,15 @@ def _collect_lines(node: yaml.Node, prefix: str, lines: dict[str, int]) -> None:
             _collect_lines(item, key, lines)
 
 
+def _refuse_aliases(text: str, path: Path) -> None:
+    """Anchors and aliases are refused: nested ones expand without bound (a "billion laughs"),
+    and no hdlrl file needs them."""
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+            raise HdlrlError("YAML anchors and aliases are refused (they can expand without bound)", path,
+                             event.start_mark.line + 1)
+
+
 def load_yaml(path: Path) -> LocatedYaml:
     """Parse `path`; a syntax error or non-UTF-8 byte becomes an HdlrlError with its line."""
     try:
@@ -54,6 +63,7 @@ def load_yaml(path: Path) -> LocatedYaml:
         line = path.read_bytes()[: error.start].count(b"\n") + 1
         raise HdlrlError("not valid UTF-8", path, line) from None
     try:
+        _refuse_aliases(text, path)
         node = yaml.compose(text, Loader=yaml.SafeLoader)
         data = yaml.safe_load(text)
     except yaml.YAMLError as error:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import time
 from pathlib import Path
 
@@ -142,3 +143,48 @@ def test_time_limit_kills_the_whole_process_group(tmp_path: Path) -> None:
     run = runner.run(["sh", "-c", f"({burn}) & {burn}; wait"])
     assert run.timed_out and not run.ok and run.limit_hit == "cpu"
     assert time.monotonic() - started < 10
+
+
+def _design_copy(tmp_path: Path, name: str, edit) -> Path:
+    """designs/`name` copied under tmp_path with `edit(text)` applied to its design.yaml."""
+    folder = tmp_path / name
+    shutil.copytree(DESIGNS_DIR / name, folder)
+    text = (folder / "design.yaml").read_text()
+    edited = edit(text)
+    assert edited != text, "the edit did not apply"
+    (folder / "design.yaml").write_text(edited)
+    return folder
+
+
+def _one_line_error(capsys: pytest.CaptureFixture[str], argv: list[str]) -> str:
+    started = time.monotonic()
+    code = main(argv)
+    captured = capsys.readouterr()
+    assert time.monotonic() - started < 30
+    assert code == 2 and captured.err.count("\n") == 1 and "Traceback" not in captured.err, captured.err
+    return captured.err
+
+
+def test_yaml_alias_bomb_is_refused_at_its_line_at_once(tmp_path: Path, capsys) -> None:
+    bomb = "".join(f"l{level}: &l{level} [" + ", ".join([f"*l{level - 1}"] * 9) + "]\n" for level in range(1, 10))
+    folder = _design_copy(tmp_path, "alu8", lambda text: "l0: &l0 [x]\n" + bomb + text)
+    error = _one_line_error(capsys, ["eval", str(folder)])
+    assert f"{folder / 'design.yaml'}:1: YAML anchors and aliases are refused" in error
+
+
+@pytest.mark.parametrize("value", [".inf", ".nan", "-.inf"])
+def test_a_clock_period_that_is_not_a_finite_number_is_refused(tmp_path: Path, capsys, value: str) -> None:
+    folder = _design_copy(tmp_path, "mac8", lambda text: re.sub(r"period_ns: [0-9.]+", f"period_ns: {value}", text))
+    error = _one_line_error(capsys, ["eval", str(folder)])
+    assert "design.yaml:" in error and "period_ns: must be a finite number" in error
+
+
+def test_command_line_counts_and_folders_are_checked(tmp_path: Path, capsys) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["optimize", str(DESIGNS_DIR / "alu8"), "--budget", "0"])
+    assert exited.value.code == 2 and "--budget: must be at least 1, got 0" in capsys.readouterr().err
+    error = _one_line_error(capsys, ["eval", str(DESIGNS_DIR / "alu8"), "--pdk-dir", str(tmp_path / "nowhere")])
+    assert f"{tmp_path / 'nowhere'}: PDK folder not found" in error
+    with pytest.raises(SystemExit) as exited:
+        main(["--version"])
+    assert exited.value.code == 0 and capsys.readouterr().out.startswith("hdlrl ")

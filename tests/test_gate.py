@@ -68,7 +68,7 @@ def test_narrowed_address_bus_is_rejected_by_the_interface_lock(tmp_path: Path) 
 
     verdict = judge("spram16x8", candidate(tmp_path, "spram16x8", narrow))
     assert not verdict.accepted and verdict.stage == "interface"
-    assert verdict.evidence.interface_differences == ["port addr is input [3] addr, reference input [4] addr"]
+    assert verdict.evidence.interface_differences == ["port addr is input [2:0] addr, reference input [3:0] addr"]
     assert "addr" in verdict.reason
 
 

@@ -25,7 +25,7 @@ def _percent(value: float | None) -> str:
 def run_cover(arguments: argparse.Namespace) -> int:
     design = load_design(arguments.design)
     flow = load_cover_flow(arguments.flow or DEFAULT_COVER_FLOW)
-    flow = replace(flow, objective=arguments.objective, **({"budget": arguments.budget} if arguments.budget else {}))
+    flow = replace(flow, objective=arguments.objective, **({"budget": arguments.budget} if arguments.budget is not None else {}))
     run_dir = arguments.out or Path("runs") / f"cover-{design.name}-{arguments.policy.replace(':', '_')}-seed{arguments.seed}"
     policy = make_policy(arguments.policy, **policy_options(arguments.policy_option or []))
     run = CoverRun(design, policy, flow, run_dir, arguments.seed, False if arguments.no_sandbox else None,
@@ -56,7 +56,7 @@ def run_cover_compare(arguments: argparse.Namespace) -> int:
     from hdlrl.cover.compare import compare_design, write_comparison
 
     flow = load_cover_flow(arguments.flow or DEFAULT_COVER_FLOW)
-    flow = replace(flow, objective=arguments.objective, **({"budget": arguments.budget} if arguments.budget else {}))
+    flow = replace(flow, objective=arguments.objective, **({"budget": arguments.budget} if arguments.budget is not None else {}))
     policies = arguments.policies.split(",")
     results, failures = [], []
     for path in arguments.designs:

@@ -44,7 +44,7 @@ class _Shared:
 
 def _shared(arguments: argparse.Namespace) -> _Shared:
     flow = load_optimize_flow(arguments.flow or DEFAULT_OPTIMIZE_FLOW)
-    return _Shared(replace(flow, budget=arguments.budget) if arguments.budget else flow,
+    return _Shared(replace(flow, budget=arguments.budget) if arguments.budget is not None else flow,
                    get_pdk(arguments.pdk, arguments.pdk_dir),
                    make_executor(arguments.executor, arguments.workers, arguments.ray_address),
                    default_cache_path(not arguments.no_cache))

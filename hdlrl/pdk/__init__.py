@@ -82,6 +82,8 @@ def get_pdk(name: str, pdk_dir: str | Path | None = None) -> Pdk:
     """Resolve a PDK by name to its liberty file (generating `generic` on first use)."""
     if name not in _SPECIAL_CELLS:
         raise HdlrlError(f"unknown PDK {name!r} (known: {', '.join(KNOWN_PDKS)})")
+    if pdk_dir is not None and not Path(pdk_dir).is_dir():
+        raise HdlrlError("PDK folder not found (--pdk-dir)", pdk_dir)
     if name == "generic":
         from hdlrl.pdk.generic_liberty import liberty_text
 

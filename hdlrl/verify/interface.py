@@ -70,7 +70,9 @@ def read_interface(runner: ToolRunner, sources: list[Path], top: str, include_di
 
 
 def _describe(port: Port) -> str:
-    return f"{port.direction} {'signed ' if port.signed else ''}[{port.width}] {port.name}"
+    """`input [2:0] addr`: as a declaration reads (a bare `[3]` would read as a bit index)."""
+    vector = f"[{port.width - 1}:0] " if port.width > 1 else ""
+    return f"{port.direction} {'signed ' if port.signed else ''}{vector}{port.name}"
 
 
 def interface_differences(reference: Interface, candidate: Interface) -> list[str]:
