@@ -45,8 +45,10 @@ def _arguments(design: str, out: Path, flow: Path, *extra: str) -> list[str]:
 
 
 def test_cover_reaches_the_targets_and_leaves_a_replayable_testbench(small_flow: Path, tmp_path: Path,
-                                                                    capsys: pytest.CaptureFixture) -> None:
-    out = tmp_path / "traffic"
+                                                                    capsys: pytest.CaptureFixture,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    out = Path("traffic")  # relative, as the default run directory is: the replay check runs from elsewhere
     assert main([*_arguments("traffic_light", out, small_flow, "--budget", "24"), "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
     for key in ("line", "toggle", "branch", "functional", "mutation_score", "simulations", "testbench"):

@@ -27,6 +27,7 @@ def run_cover(arguments: argparse.Namespace) -> int:
     flow = load_cover_flow(arguments.flow or DEFAULT_COVER_FLOW)
     flow = replace(flow, objective=arguments.objective, **({"budget": arguments.budget} if arguments.budget is not None else {}))
     run_dir = arguments.out or Path("runs") / f"cover-{design.name}-{arguments.policy.replace(':', '_')}-seed{arguments.seed}"
+    run_dir = run_dir.resolve()  # tools and the replay check run from other folders
     policy = make_policy(arguments.policy, **policy_options(arguments.policy_option or []))
     run = CoverRun(design, policy, flow, run_dir, arguments.seed, False if arguments.no_sandbox else None,
                    progress=not arguments.json)
