@@ -188,3 +188,13 @@ def test_command_line_counts_and_folders_are_checked(tmp_path: Path, capsys) -> 
     with pytest.raises(SystemExit) as exited:
         main(["--version"])
     assert exited.value.code == 0 and capsys.readouterr().out.startswith("hdlrl ")
+
+
+@pytest.mark.parametrize("command", ["eval", "gate"])
+def test_a_location_names_the_users_file_not_the_sandbox_copy(tmp_path: Path, capsys, command: str) -> None:
+    candidate = tmp_path / "my_adder.v"
+    candidate.write_text(adder_with("wire broken = 1'b0 1'b1;"))
+    code = main([command, str(ADDER), "--rtl", str(candidate), "--no-cache", "--json"])
+    reason = json.loads(capsys.readouterr().out)["reason"]
+    assert code == 1 and reason.startswith(f"{candidate}:"), reason
+    assert "candidate/" not in reason

@@ -16,6 +16,7 @@ from hdlrl.evaluate.flow import DEFAULT_FLOW, load_flow
 from hdlrl.evaluate.job import EvalJob
 from hdlrl.evaluate.metrics import orfs_metrics
 from hdlrl.evaluate.result import EvalResult
+from hdlrl.evaluate.staging import user_paths
 from hdlrl.pdk import get_pdk
 from hdlrl.report import markdown_table, text_table
 
@@ -54,6 +55,8 @@ def run_eval(arguments: argparse.Namespace) -> int:
                             disable=len(jobs) == 1, leave=False))
     finally:
         executor.close()
+    for design, result in zip(designs, results):
+        result.reason = user_paths(result.reason, design)
 
     if arguments.json:
         summaries = [result.summary() for result in results]

@@ -11,6 +11,7 @@ from hdlrl.design import load_design
 from hdlrl.errors import HdlrlError
 from hdlrl.evaluate.cache import default_cache_path
 from hdlrl.evaluate.executors import Executor, make_executor
+from hdlrl.evaluate.staging import user_paths
 from hdlrl.pdk import Pdk, get_pdk
 from hdlrl.report import markdown_table, text_table
 from hdlrl.serialize import to_jsonable
@@ -37,6 +38,7 @@ def run_gate(arguments: argparse.Namespace) -> int:
                   load_gate_flow(arguments.flow or DEFAULT_GATE_FLOW), default_cache_path(not arguments.no_cache),
                   False if arguments.no_sandbox else None, with_ppa=not arguments.no_ppa)
     verdict = run_gate_job(job)
+    verdict.reason = user_paths(verdict.reason, design.with_rtl(job.candidate))
     if arguments.json:
         print(json.dumps(verdict.summary(), indent=2))
     else:

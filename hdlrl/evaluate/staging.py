@@ -56,6 +56,20 @@ class ViewRefusal(HdlrlError):
         self.stage = stage  # "screen" or "parse"
 
 
+def staged_path(design: Design, path: Path) -> Path:
+    """Where `stage_scratch` puts `path`, relative to the scratch folder: its place in the design
+    folder, or candidate/NAME for a file from elsewhere (a candidate)."""
+    return path.relative_to(design.root) if path.is_relative_to(design.root) else Path(CANDIDATE_DIR) / path.name
+
+
+def user_paths(message: str, design: Design) -> str:
+    """`message` with each staged RTL path (`candidate/x.v:12:`) written as the user's file, so
+    a location names the file to fix, not the sandbox's copy of it."""
+    for path in design.rtl:
+        message = re.sub(rf"(?<![\w/.]){re.escape(str(staged_path(design, path)))}(?=:\d)", str(path), message)
+    return message
+
+
 def stage_scratch(design: Design, scratch: Path) -> tuple[list[Path], list[Path], list[Path]]:
     """Copy the design's files into `scratch`, keeping their paths relative to the design root.
 
@@ -64,7 +78,7 @@ def stage_scratch(design: Design, scratch: Path) -> tuple[list[Path], list[Path]
     Returns the RTL, testbench and include-directory paths, relative to `scratch`.
     """
     def place(path: Path) -> Path:
-        relative = path.relative_to(design.root) if path.is_relative_to(design.root) else Path(CANDIDATE_DIR) / path.name
+        relative = staged_path(design, path)
         target = scratch / relative
         target.parent.mkdir(parents=True, exist_ok=True)
         if path.is_dir():
