@@ -87,7 +87,7 @@ def test_changed_port_type_is_rejected_by_the_interface_lock(tmp_path: Path) -> 
 
     verdict = judge("adder16", candidate(tmp_path, "adder16", signed_operand))
     assert not verdict.accepted and verdict.stage == "interface"
-    assert verdict.reason == "interface changed: port a is input signed [16] a, reference input [16] a"
+    assert verdict.reason == "interface changed: port a is input signed [15:0] a, reference input [15:0] a"
 
 
 def test_reading_the_testbench_expected_value_is_rejected_as_a_hierarchical_reference(tmp_path: Path) -> None:
