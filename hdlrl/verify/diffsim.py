@@ -9,15 +9,15 @@ Icarus and Verilator, reproducible from the seed, and the inputs of a mismatch c
 
 The run has two parts. The opening (`cycles` cycles) starts with the initial reset and has a
 second, mid-run reset of two cycles somewhere in its middle half. Then come
-`reset_free_cycles` cycles (2^17 in the gate's flow) with the reset inactive, so one
+`reset_free_cycles` cycles (2^17) with the reset inactive, so one
 reset-free stretch runs from the mid-run reset to the end. A candidate that deviates only N
 cycles after reset (a hidden counter) shows it for any N shorter than that stretch, far
 beyond the 20 cycles a bounded proof looks at. The mid-run reset comes before the long
 stretch rather than after it, so that state a second reset leaves behind also has the whole
 stretch to show at the outputs. The stimulus mix is the same over both parts.
 
-A design without clocks and with at most `exhaustive_input_bits` input bits (20 in the gate's
-flow: a million rows at most) also gets every combination of its input values after the
+A design without clocks and with at most `exhaustive_input_bits` input bits (20: a million
+rows at most) also gets every combination of its input values after the
 random part, so a wrong output on one input value, which a proof out of time would not find
 and random stimulus might miss, is found.
 
@@ -53,14 +53,16 @@ _LONG_HOLD_CHANCE = 0.005  # per cycle not already held: about half the run in l
 @dataclass(frozen=True)
 class DiffSimOptions:
     cycles: int = 10000  # the opening: the initial reset, then stimulus with the mid-run reset in its middle half
-    reset_free_cycles: int = 0  # after the opening, the reset inactive; 2^17 in the gate (hdlrl/verify/flow.py)
+    # After the opening, the reset inactive: a hidden counter that makes a candidate deviate N
+    # cycles after reset is caught for N up to here; a bounded proof is not.
+    reset_free_cycles: int = 1 << 17
     seed: int = 1
     simulator: str = "verilator"
     fallback_simulator: str = "icarus"  # used where the primary simulator cannot build the testbench
     reset_cycles: int = 3
     midrun_reset: bool = True
     time_s: float = 120
-    exhaustive_input_bits: int = 0  # a design without clocks and at most this many input bits gets every input too
+    exhaustive_input_bits: int = 20  # a design without clocks and at most this many input bits gets every input too
 
 
 @dataclass

@@ -13,24 +13,12 @@ from hdlrl.yamlfile import load_yaml
 
 DEFAULT_GATE_FLOW = FLOWS_DIR / "gate.yaml"
 LEVELS = ("proven", "bounded", "simulated", "failed")
-# The differential run's reset-free stretch where a gate flow names none: a hidden counter that
-# makes a candidate deviate N cycles after reset is caught for N up to it; a bounded proof is not.
-GATE_RESET_FREE_CYCLES = 1 << 17
-# Designs without clocks and with at most this many input bits get every input value (2^20 rows at most).
-GATE_EXHAUSTIVE_INPUT_BITS = 20
-
-
-def _gate_differential(**options: object) -> DiffSimOptions:
-    """The differential options of a gate flow: `options`, the reset-free stretch and the
-    exhaustive limit defaulting to the gate's."""
-    return DiffSimOptions(**{"reset_free_cycles": GATE_RESET_FREE_CYCLES,
-                             "exhaustive_input_bits": GATE_EXHAUSTIVE_INPUT_BITS, **options})
 
 
 @dataclass(frozen=True)
 class GateFlow:
     evaluation: EvalFlow = field(default_factory=EvalFlow)
-    differential: DiffSimOptions = field(default_factory=_gate_differential)
+    differential: DiffSimOptions = field(default_factory=DiffSimOptions)
     equivalence: EquivalenceOptions = field(default_factory=EquivalenceOptions)
     accept_levels: tuple[str, ...] = ("proven", "bounded", "simulated")
     max_unproven_gain: float = 10.0  # a larger PPA gain is accepted only with a proof
@@ -51,7 +39,7 @@ def load_gate_flow(path: Path = DEFAULT_GATE_FLOW) -> GateFlow:
     try:
         return GateFlow(
             evaluation=load_flow(path.parent / data.get("evaluation", "eval.yaml")),
-            differential=_gate_differential(**(data.get("differential") or {})),
+            differential=DiffSimOptions(**(data.get("differential") or {})),
             equivalence=EquivalenceOptions(**(data.get("equivalence") or {})),
             accept_levels=levels,
             max_unproven_gain=float(data.get("max_unproven_gain", GateFlow.max_unproven_gain)),
