@@ -95,6 +95,18 @@ def stage_scratch(design: Design, scratch: Path) -> tuple[list[Path], list[Path]
     return rtl, testbench, includes
 
 
+def _screen_expansion(runner: ToolRunner, text: str, line_map: LineMap, reading: str = "") -> None:
+    """Refuse an expanded text that read a file outside the scratch folder, or that the screen
+    refuses; `reading` names the macro set when it is not the view's."""
+    if any(not _inside(file, runner.scratch) for file in line_map.covered()):
+        raise ViewRefusal("screen", OUTSIDE_INCLUDE)
+    try:
+        screen_view(text, line_map, runner.scratch)
+    except HdlrlError as error:
+        message = f"{error.message} (as read with {reading} defined)" if reading else error.message
+        raise ViewRefusal("screen", message, error.path, error.line) from None
+
+
 def _screen_other_readings(runner: ToolRunner, sources: list[Path], include_dirs: list[Path]) -> None:
     """Screen the sources as the common tools would read them, translate_off regions live.
 
@@ -103,28 +115,24 @@ def _screen_other_readings(runner: ToolRunner, sources: list[Path], include_dirs
     A reading that does not preprocess is not screened (no tool could run it)."""
     for defines in OTHER_READINGS:
         expanded = preprocess(runner, sources, include_dirs, defines)
-        if not expanded.ok:
-            continue
-        line_map = LineMap.of(expanded.text)
-        if any(not _inside(file, runner.scratch) for file in line_map.covered()):
-            raise ViewRefusal("screen", OUTSIDE_INCLUDE)
-        try:
-            screen_view(expanded.text, line_map, runner.scratch)
-        except HdlrlError as error:
+        if expanded.ok:
             reading = " ".join(f"`{name}" for name in defines) or "no macro"
-            raise ViewRefusal("screen", f"{error.message} (as read with {reading} defined)",
-                              error.path, error.line) from None
+            _screen_expansion(runner, expanded.text, LineMap.of(expanded.text), reading)
 
 
-def build_view(runner: ToolRunner, sources: list[Path], include_dirs: list[Path], name: str) -> tuple[Path, PreprocessRecord]:
+def build_view(runner: ToolRunner, sources: list[Path], include_dirs: list[Path], name: str,
+               reference: bool = False) -> tuple[Path, PreprocessRecord]:
     """Write the view of `sources` (staged, relative to the scratch folder) to `view/<name>.v`.
 
     The sources and every file of the include folders have their translate_off regions
     blanked in place first (the preprocessor drops comments, pragmas included). Raises
-    `ViewRefusal` with the original file and line when the view is refused.
+    `ViewRefusal` with the original file and line when the view is refused. A `reference`
+    (the design's own RTL, beside a candidate) skips the screen of other tools' readings:
+    that is for files hdlrl may hand out, and it costs four preprocessor runs.
     """
     scratch = runner.scratch
-    _screen_other_readings(runner, sources, include_dirs)
+    if not reference:
+        _screen_other_readings(runner, sources, include_dirs)
     record = PreprocessRecord()
     originals: dict[str, str] = {}
     included = [path.relative_to(scratch) for directory in include_dirs
@@ -150,13 +158,8 @@ def build_view(runner: ToolRunner, sources: list[Path], include_dirs: list[Path]
             raise ViewRefusal("screen", OUTSIDE_INCLUDE)  # the preprocessor's message may quote the file
         raise ViewRefusal("parse", f"preprocessing failed: {expanded.reason}")
     line_map = LineMap.of(expanded.text)
-    if any(not _inside(file, scratch) for file in line_map.covered()):
-        raise ViewRefusal("screen", OUTSIDE_INCLUDE)
     text, record.attributes = strip_comments_and_attributes(expanded.text, line_map)
-    try:
-        screen_view(text, line_map, scratch)
-    except HdlrlError as error:
-        raise ViewRefusal("screen", error.message, error.path, error.line) from None
+    _screen_expansion(runner, text, line_map)
     read = line_map.covered()
     record.removed += dropped_regions({file: original for file, original in originals.items() if file in read},
                                       text, line_map)

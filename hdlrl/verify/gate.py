@@ -167,7 +167,8 @@ def _run_gate(design: Design, candidate: Design, pdk: Pdk, flow: GateFlow, runne
     scratch = runner.scratch
     rtl, testbench, includes = stage_scratch(candidate, scratch)
     try:
-        reference_view, _ = build_view(runner, _stage_reference(design, scratch), includes, REFERENCE_DIR)
+        reference_view, _ = build_view(runner, _stage_reference(design, scratch), includes, REFERENCE_DIR,
+                                       reference=True)
     except ViewRefusal as refusal:
         raise HdlrlError(f"the reference is refused: {refusal}", design.root / "design.yaml") from None
     try:
