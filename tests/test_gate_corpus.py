@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import DESIGNS_DIR
+from hdlrl.evaluate.cache import default_cache_path
 from hdlrl.evaluate.executors import make_executor
 from hdlrl.pdk import get_pdk
 from hdlrl.verify.corpus import AttackResult, load_corpus, run_corpus
@@ -37,8 +38,9 @@ def results(request: pytest.FixtureRequest) -> dict[str, AttackResult]:
         rtllm = None
     executor = make_executor("local", max(1, min(2, os.cpu_count() or 1)))
     try:
+        # The session's cache: each design's reference is evaluated once, not once per candidate.
         judged = run_corpus(ATTACKS, DESIGNS_DIR, rtllm, get_pdk("generic"), load_gate_flow(), executor,
-                            progress=False)
+                            default_cache_path(), progress=False)
     finally:
         executor.close()
     return {result.attack.name: result for result in judged}

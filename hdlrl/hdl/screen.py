@@ -7,9 +7,9 @@ allowed from a list, not refused from one. It runs twice: on the raw file for wh
 preprocessor itself would do (`include) and for every task written anywhere, dead code
 included (others may simulate the file with other macros); and on the preprocessed text
 every tool reads (`screen_view`), so a task spelled by a macro (`` `define S $sys``tem ``) is
-seen as what it becomes. It also refuses names that could
-collide with those the gate generates. It is the first line of defence; the sandboxed runner
-(no network, read-only host) is the second.
+seen as what it becomes. It also refuses names that could collide with those the gate
+generates. It is the first line of defence; the sandboxed runner (no network, read-only host)
+is the second.
 """
 
 from __future__ import annotations
