@@ -220,7 +220,7 @@ def test_scoped_prefixes_the_dut_identifiers_only(expression: str, expected: str
              bins:
                - {name: a, value: 1}
                - {name: a, range: [2, 3]}
-     """, 8, "bin 'a' is declared twice"),
+     """, 8, "covergroups[0].coverpoints[0].bins[1].name: 'a' is declared twice"),
     ("""\
      covergroups:
        - name: g
@@ -257,7 +257,84 @@ def test_scoped_prefixes_the_dut_identifiers_only(expression: str, expected: str
            - name: p
              signal: s
              bins: [{name: a, transition: [1]}]
-     """, 6, "two or more steps"),
+     """, 6, "bins[0].transition: must have at least 2 items, has 1"),
+    ("""\
+     covergroups:
+       - name: g
+         coverpoints:
+           - name: p
+             signal: s
+             bins: [{name: a, values: [1, .nan]}]
+     """, 6, "bins[0].values[1]: must be a whole number, got nan"),
+    ("""\
+     covergroups:
+       - name: g
+         coverpoints:
+           - name: p
+             signal: s
+             width: .inf
+             bins: auto
+     """, 6, "coverpoints[0].width: must be a whole number, got inf"),
+    ("""\
+     covergroups:
+       - name: g
+         coverpoints:
+           - name: p
+             signal: s
+             bins: [{name: a, transition: [1, [2, true]]}]
+     """, 6, "bins[0].transition[1][1]: must be a whole number, got True"),
+    ("""\
+     covergroups:
+       - name: g
+         coverpoints:
+           - name: p
+             signal: s
+             bins: [{name: a, values: [%s]}]
+     """ % ", ".join(["1"] * 1001), 6, "bins[0].values: must have at most 1000 items, has 1001"),
+    ("""\
+     covergroups:
+       - name: g
+         coverpoints:
+           - name: p
+             signal: s
+             bins:
+               - name: a
+                 range: [1, 2]
+                 colour: red
+     """, 9, "covergroups[0].coverpoints[0].bins[0].colour: unknown field (known: name, range, transition, value, "
+             "values)"),
+    ("""\
+     covergroups:
+       - name: g
+         coverpoints:
+           - name: p
+             signal: s
+             width: 4
+             bins:
+               - name: a
+                 range:
+                   - 3
+                   - 16
+     """, 11, "bins[0].range[1]: 16 does not fit in 4 bits"),
+    ("""\
+     covergroups:
+       - name: g
+         coverpoints:
+           - {name: p, signal: s, width: 8, bins: auto}
+           - {name: q, signal: t, width: 8, bins: auto}
+           - {name: r, signal: u, width: 1, bins: auto}
+         crosses:
+           - name: c
+             coverpoints: [p, q, r]
+     """, 9, "crosses[0].coverpoints: 131072 combinations: a cross may have at most 65536"),
+    ("""\
+     covergroups:
+       - name: g
+         coverpoints:
+           - name: p
+             signal: s
+             bins: [{name: 3, value: 3}]
+     """, 6, "bins[0].name: must be text, got 3"),
 ])
 def test_a_bad_coverage_file_names_file_and_line(tmp_path: Path, text: str, line: int, message: str) -> None:
     with pytest.raises(HdlrlError) as raised:

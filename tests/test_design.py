@@ -57,16 +57,22 @@ def test_valid_design_loads(tmp_path: Path) -> None:
 @pytest.mark.parametrize("text, expected", [
     (VALID.replace("top: tiny\n", ""), r"design.yaml:\d+: top: required field is missing"),
     (VALID.replace("top: tiny", "top: 3tiny"), r"design.yaml:2: top: '3tiny' is not a Verilog identifier"),
-    (VALID.replace("period_ns: 5", "period_ns: -5"), r"design.yaml:9: clocks\[0\].period_ns: must be positive"),
-    (VALID.replace("polarity: low", "polarity: sideways"), r"design.yaml:10: reset.polarity: 'sideways' is not one of"),
+    (VALID.replace("period_ns: 5", "period_ns: -5"), r"design.yaml:9: clocks\[0\].period_ns: must be greater than 0, got -5"),
+    (VALID.replace("polarity: low", "polarity: sideways"), r"design.yaml:10: reset.polarity: must be 'low' or 'high', got 'sideways'"),
     (VALID.replace("rtl/tiny.v", "rtl/missing.v"), r"design.yaml:3: rtl\[0\]: 'rtl/missing.v' does not exist"),
     (VALID.replace("rtl/tiny.v", "../../etc/passwd"), r"design.yaml:3: rtl\[0\]: .* lies outside the design folder"),
     (VALID + "colour: blue\n", r"design.yaml:11: colour: unknown field"),
     (VALID.replace("pass_pattern: PASS", "pass_pattern: '(unclosed'"), r"testbench.pass_pattern: invalid regular"),
     (VALID.replace("clocks:\n", "clocks: [\n"), r"design.yaml:\d+: invalid YAML"),
     (VALID.replace("testbench:", "testbench: 7\nx:"), r"design.yaml:\d+: "),
-    (VALID + "coverage_targets: {lines: 0.9}\n", r"design.yaml:11: coverage_targets.lines: unknown metric"),
-    (VALID + "coverage_targets: {line: 95}\n", r"design.yaml:11: coverage_targets.line: must be a fraction"),
+    (VALID + "coverage_targets: {lines: 0.9}\n", r"design.yaml:11: coverage_targets.lines: must be 'line', 'branch', 'toggle' or 'functional'"),
+    (VALID.replace("period_ns: 5", "period_ns: .inf"), r"design.yaml:9: clocks\[0\].period_ns: must be a finite number"),
+    (VALID.replace("period_ns: 5", "period_ns: .nan"), r"design.yaml:9: clocks\[0\].period_ns: must be a finite number"),
+    (VALID.replace("period_ns: 5", "period_ns: '5'"), r"design.yaml:9: clocks\[0\].period_ns: must be a number"),
+    (VALID.replace("clocks:\n", "clocks: &one\n") + "x: *one\n", r"design.yaml:8: YAML anchors and aliases are refused"),
+    (VALID + "description: " + "[" * 40 + "]" * 40 + "\n", r"design.yaml:11: nested deeper than 32 levels"),
+    (VALID.replace("testbench:\n", "testbench:\n  module: tests\n"), r"design.yaml:\d+: "),
+    (VALID + "coverage_targets: {line: 95}\n", r"design.yaml:11: coverage_targets.line: must be less than or equal to 1, got 95"),
 ])
 def test_malformed_design_yaml_names_file_line_and_field(tmp_path: Path, text: str, expected: str) -> None:
     write_design(tmp_path, text)

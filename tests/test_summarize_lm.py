@@ -134,7 +134,7 @@ def test_lm_fluency_is_the_logistic_of_slor_computed_by_hand(tokenizer):  # noqa
 def test_the_fluency_key_is_checked_and_lm_needs_an_hf_policy(tmp_path: Path):
     path = tmp_path / "summarize.yaml"
     path.write_text("search:\n  iterations: 2\nfluency: gpt\n")
-    with pytest.raises(HdlrlError, match=r"summarize.yaml:3: fluency: must be one of embedded, lm, not 'gpt'"):
+    with pytest.raises(HdlrlError, match=r"summarize.yaml:3: fluency: must be 'embedded' or 'lm', got 'gpt'"):
         load_summarize_flow(path)
     path.write_text("fluency: lm\n")
     flow = load_summarize_flow(path)

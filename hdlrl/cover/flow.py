@@ -4,67 +4,55 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Annotated, Literal
 
-from hdlrl.errors import HdlrlError
+from pydantic import AfterValidator
+
+from hdlrl.config import Bounded, Count, Fraction, Positive, Simulator, Weight, load_config, schema
 from hdlrl.evaluate.flow import FLOWS_DIR
-from hdlrl.optimize.advantages import METHODS
+from hdlrl.optimize.advantages import Method
 from hdlrl.optimize.kl_control import KlControlConfig
-from hdlrl.yamlfile import load_yaml
 
 DEFAULT_COVER_FLOW = FLOWS_DIR / "cover.yaml"
-COVER_METRICS = ("line", "branch", "toggle", "functional")
-OBJECTIVES = ("coverage", "mutants")
+CoverMetric = Literal["line", "branch", "toggle", "functional"]
 
 
+def _without_nulls(values: dict[str, float | None]) -> dict[str, float]:
+    """A metric written as null has no target (or weight): it is left out."""
+    return {metric: value for metric, value in values.items() if value is not None}
+
+
+@schema
 @dataclass(frozen=True)
 class CoverFlow:
-    budget: int = 200
-    group_size: int = 8
-    random_cycles: int = 256
-    max_cycles: int = 4096
-    reset_cycles: int = 3
-    simulator: str = "verilator"
-    workers: int = 2
-    targets: dict[str, float] = field(default_factory=lambda: {"line": 0.95, "branch": 0.90, "functional": 0.95})
+    budget: Count(1_000_000) = 200
+    group_size: Count(1024) = 8
+    random_cycles: Count(1 << 20) = 256
+    max_cycles: Count(1 << 20) = 4096
+    reset_cycles: Count(1000, minimum=0) = 3
+    simulation_time_s: Positive = 60  # CPU seconds of one stimulus run: a run past it is refused, the run goes on
+    simulator: Simulator = "verilator"
+    workers: Count(256) = 2
+    targets: Annotated[dict[CoverMetric, Fraction | None], AfterValidator(_without_nulls)] = field(
+        default_factory=lambda: {"line": 0.95, "branch": 0.90, "functional": 0.95})
     stop_at_targets: bool = True
-    reward_weights: dict[str, float] = field(default_factory=lambda: {"line": 1.0, "branch": 1.0, "toggle": 0.5,
-                                                                        "functional": 1.0})
-    mutant_weight: float = 2.0
-    mutants: int = 30
-    mutant_seed: int = 0
-    equivalence_time_s: float = 30
-    proof_time_s: float = 10
-    unreachable_budget_s: float = 120
-    advantage: str = "entropic"
-    feedback_lines: int = 5
-    objective: str = "coverage"  # set by --objective; not in the YAML
+    reward_weights: Annotated[dict[CoverMetric, Weight | None], AfterValidator(_without_nulls)] = field(
+        default_factory=lambda: {"line": 1.0, "branch": 1.0, "toggle": 0.5, "functional": 1.0})
+    mutant_weight: Weight = 2.0
+    mutants: Count(10_000, minimum=0) = 30
+    mutant_seed: Count(1 << 62, minimum=0) = 0
+    equivalence_time_s: Positive = 30
+    proof_time_s: Positive = 10
+    unreachable_budget_s: Bounded(1e6) = 120
+    advantage: Method = "entropic"
+    feedback_lines: Count(1000, minimum=0) = 5
+    objective: Literal["coverage", "mutants"] = "coverage"  # set by --objective; not in the YAML
     kl_control: KlControlConfig = field(default_factory=KlControlConfig)
 
 
 def load_cover_flow(path: Path = DEFAULT_COVER_FLOW) -> CoverFlow:
-    """Read a cover flow; unknown keys and bad values are errors with their line."""
-    document = load_yaml(path)
-    data = dict(document.data or {})
-    known = set(CoverFlow.__dataclass_fields__) - {"objective"}
-    for key in data:
-        if key not in known:
-            raise document.error(str(key), f"unknown cover option (known: {', '.join(sorted(known))})")
-    for key in ("budget", "group_size", "random_cycles", "max_cycles", "workers"):
-        if not isinstance(data.get(key, 1), int) or data.get(key, 1) < 1:
-            raise document.error(key, "must be a positive integer")
-    if data.get("advantage", "entropic") not in METHODS:
-        raise document.error("advantage", f"{data['advantage']!r} is not one of {', '.join(METHODS)}")
-    if data.get("simulator", "verilator") not in ("verilator", "icarus"):
-        raise document.error("simulator", "must be verilator or icarus")
-    for key in ("targets", "reward_weights"):
-        values = data.get(key) or {}
-        for metric, value in values.items():
-            if metric not in COVER_METRICS:
-                raise document.error(f"{key}.{metric}", f"unknown metric (known: {', '.join(COVER_METRICS)})")
-            if value is not None and (not isinstance(value, (int, float)) or value < 0):
-                raise document.error(f"{key}.{metric}", "must be a non-negative number or null")
-        data[key] = {metric: float(value) for metric, value in values.items() if value is not None}
-    try:
-        return CoverFlow(kl_control=KlControlConfig(**(data.pop("kl_control", None) or {})), **data)
-    except TypeError as error:
-        raise HdlrlError(f"invalid cover option: {error}", path) from None
+    """Read a cover flow; a bad value is an error at its line."""
+    flow, document = load_config(path, CoverFlow)
+    if "objective" in (document.data or {}):
+        raise document.error("objective", "set by `hdlrl cover --objective`, not in the flow file")
+    return flow

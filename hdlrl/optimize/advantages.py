@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import math
 import statistics
+import typing
 from dataclasses import dataclass
+from typing import Literal
 
 LN2 = math.log(2.0)
 
@@ -18,7 +20,8 @@ LN2 = math.log(2.0)
 # e^-30 of the best one's weight, so leave-one-out weights stay finite.
 MAX_EXPONENT = 30.0
 
-METHODS = ("entropic", "grpo", "rank")
+Method = Literal["entropic", "grpo", "rank"]
+METHODS: tuple[str, ...] = typing.get_args(Method)
 
 
 def average_ranks(values: list[float]) -> list[float]:

@@ -4,53 +4,50 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Annotated
 
+from pydantic import BeforeValidator, Field
+
+from hdlrl.config import Bounded, Count, load_config, schema
 from hdlrl.design import Objective
-from hdlrl.errors import HdlrlError
 from hdlrl.evaluate.flow import FLOWS_DIR
-from hdlrl.optimize.advantages import METHODS
+from hdlrl.optimize.advantages import Method
 from hdlrl.optimize.kl_control import KlControlConfig
 from hdlrl.verify.flow import GateFlow, load_gate_flow
-from hdlrl.yamlfile import load_yaml
 
 DEFAULT_OPTIMIZE_FLOW = FLOWS_DIR / "optimize.yaml"
 
 
+@schema
 @dataclass(frozen=True)
 class OptimizeFlow:
     gate: GateFlow = field(default_factory=GateFlow)
-    budget: int = 64  # candidates judged in all; steps are taken until it is spent or no state has anything new
-    groups: int = 2
-    group_size: int = 4
-    exploration: float = 1.0
-    pool_size: int = 200
-    advantage: str = "entropic"
+    budget: Count(1_000_000) = 64  # candidates judged in all; steps are taken until it is spent or no state has anything new
+    groups: Count(1024) = 2
+    group_size: Count(1024) = 4
+    exploration: Bounded(1000.0) = 1.0
+    pool_size: Count(1_000_000) = 200
+    advantage: Method = "entropic"
     objective: Objective | None = None  # None: the design's own objective
-    ratio_floor: float = 1000.0
+    ratio_floor: Annotated[float, Field(gt=1, le=1e12)] = 1000.0
     kl_control: KlControlConfig = field(default_factory=KlControlConfig)
-    feedback_lines: int = 5
+    feedback_lines: Count(1000, minimum=0) = 5
 
+
+def _design_means_none(value: object) -> object:
+    return None if value == "design" else value
+
+
+@schema
+@dataclass(frozen=True)
+class OptimizeFlowFile(OptimizeFlow):
+    """optimize.yaml as written: `gate` names the gate flow file beside it, and `objective: design`
+    takes the design's own objective."""
+
+    gate: Annotated[str, Field(max_length=4096)] = "gate.yaml"
+    objective: Annotated[Objective | None, BeforeValidator(_design_means_none)] = None
 
 def load_optimize_flow(path: Path = DEFAULT_OPTIMIZE_FLOW) -> OptimizeFlow:
-    """Read an optimiser flow; unknown keys and bad values are errors with their line."""
-    document = load_yaml(path)
-    data = dict(document.data or {})
-    known = {name for name in OptimizeFlow.__dataclass_fields__}
-    for key in data:
-        if key not in known:
-            raise document.error(str(key), f"unknown optimiser option (known: {', '.join(sorted(known))})")
-    if data.get("advantage", "entropic") not in METHODS:
-        raise document.error("advantage", f"{data['advantage']!r} is not one of {', '.join(METHODS)}")
-    for key in ("budget", "groups", "group_size", "pool_size"):
-        if not isinstance(data.get(key, 1), int) or data.get(key, 1) < 1:
-            raise document.error(key, "must be a positive integer")
-    objective = data.pop("objective", "design")
-    try:
-        return OptimizeFlow(
-            gate=load_gate_flow(path.parent / data.pop("gate", "gate.yaml")),
-            objective=None if objective == "design" else Objective(**objective),
-            kl_control=KlControlConfig(**(data.pop("kl_control", None) or {})),
-            **data,
-        )
-    except TypeError as error:
-        raise HdlrlError(f"invalid optimiser option: {error}", path) from None
+    """Read an optimiser flow and the gate flow it names; a bad value is an error at its line."""
+    written = load_config(path, OptimizeFlowFile)[0]
+    return OptimizeFlow(**{**written.__dict__, "gate": load_gate_flow(path.parent / written.gate)})

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from hdlrl.config import Bounded, Factor, Fraction, Positive
 from hdlrl.optimize.advantages import LN2
 
 
@@ -17,19 +18,19 @@ from hdlrl.optimize.advantages import LN2
 class KlControlConfig:
     """Targets, bands and bounds of `update_kl_budget`."""
 
-    initial_delta: float = LN2  # TTT-Discover's entropic budget
-    initial_kl_coef: float = 0.1
-    target_reference_kl: float = 0.05  # nats per token from the initial policy
-    reference_kl_band: float = 1.5  # kl_coef moves outside [target / band, target * band] (PPO)
-    kl_coef_factor: float = 2.0  # kl_coef is multiplied or divided by this
-    kl_coef_min: float = 1e-4
-    kl_coef_max: float = 10.0
-    ess_floor: float = 0.25  # mean ESS / k below this: the weights rest on too few rollouts
-    saturation_limit: float = 0.5  # beta searches at beta_max above this fraction: delta unreachable
-    constant_limit: float = 0.5  # constant-reward groups above this fraction: too little signal
-    delta_factor: float = 1.25  # delta is multiplied or divided by this
-    delta_min: float = 0.05
-    delta_max: float = 1.5  # reachable by groups of 5 or more with a unique best (ln 5 = 1.61)
+    initial_delta: Positive = LN2  # TTT-Discover's entropic budget
+    initial_kl_coef: Bounded(1e3) = 0.1
+    target_reference_kl: Positive = 0.05  # nats per token from the initial policy
+    reference_kl_band: Factor = 1.5  # kl_coef moves outside [target / band, target * band] (PPO)
+    kl_coef_factor: Factor = 2.0  # kl_coef is multiplied or divided by this
+    kl_coef_min: Bounded(1e3) = 1e-4
+    kl_coef_max: Bounded(1e3) = 10.0
+    ess_floor: Fraction = 0.25  # mean ESS / k below this: the weights rest on too few rollouts
+    saturation_limit: Fraction = 0.5  # beta searches at beta_max above this fraction: delta unreachable
+    constant_limit: Fraction = 0.5  # constant-reward groups above this fraction: too little signal
+    delta_factor: Factor = 1.25  # delta is multiplied or divided by this
+    delta_min: Positive = 0.05
+    delta_max: Positive = 1.5  # reachable by groups of 5 or more with a unique best (ln 5 = 1.61)
 
 
 @dataclass

@@ -15,7 +15,6 @@ from typing import Any
 
 from hdlrl.summarize.claims import sentences
 
-FLUENCY_KINDS = ("embedded", "lm")
 RUN_ON_WORDS = 30  # words a sentence may have before the run-on penalty starts
 MAX_TOKENS = 1024  # tokens of a text the LM reads: a long document's fluency is its opening's, at a bounded cost
 _WORD = re.compile(r"`[^`]*`|\w+|[^\w\s`]")

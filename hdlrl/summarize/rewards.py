@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from hdlrl.config import Weight
 from hdlrl.hdl.facts import BlockFacts, ModuleFacts
 from hdlrl.summarize.claims import Claim, Scope, check, hallucination, sentence_claims, sentences
 from hdlrl.summarize.document import Document
@@ -26,9 +27,9 @@ from hdlrl.summarize.fluency import embedded_fluency
 
 @dataclass(frozen=True)
 class Weights:
-    fc: float = 0.4
-    lca: float = 0.4
-    fluency: float = 0.2
+    fc: Weight = 0.4
+    lca: Weight = 0.4
+    fluency: Weight = 0.2
 
 
 @dataclass

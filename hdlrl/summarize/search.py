@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from hdlrl.config import Bounded, Count, Positive
 from hdlrl.hdl.facts import ModuleFacts
 from hdlrl.policy.base import Policy, SummaryState
 from hdlrl.policy.summary_prompt import parse_document
@@ -32,11 +33,11 @@ MAX_CANDIDATE_CHARACTERS = 2000  # a language model's rambling is cut here
 
 @dataclass(frozen=True)
 class SearchSettings:
-    iterations: int = 64
-    time_limit_s: float = 2.0
-    exploration: float = 0.3  # c of UCT, for totals in [0, 1]
-    candidates: int = 6  # asked of the policy per decision
-    seed: int = 0
+    iterations: Count(1 << 20) = 64
+    time_limit_s: Positive = 2.0
+    exploration: Bounded(100.0) = 0.3  # c of UCT, for totals in [0, 1]
+    candidates: Count(1000) = 6  # asked of the policy per decision
+    seed: Count(1 << 62, minimum=0) = 0
 
 
 def uct(mean_total: float, visits: int, parent_visits: int, exploration: float) -> float:

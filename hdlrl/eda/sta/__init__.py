@@ -18,8 +18,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Literal, Protocol
 
+from hdlrl.config import Bounded, Positive
 from hdlrl.design import Design
 from hdlrl.eda.diagnostics import first_error
 from hdlrl.eda.runner import ToolRunner
@@ -30,8 +31,9 @@ VIRTUAL_CLOCK = "hdlrl_virtual_clock"
 
 @dataclass(frozen=True)
 class TimingOptions:
-    combinational_period_ns: float = 10.0  # period of the virtual clock of combinational designs
-    activity: float = 0.1  # switching activity of every net without annotation, per clock period
+    analyzer: Literal["auto", "opensta", "openroad"] = "auto"  # auto: openroad where installed
+    combinational_period_ns: Positive = 10.0  # period of the virtual clock of combinational designs
+    activity: Bounded(2.0) = 0.1  # switching activity of every net without annotation, per clock period
 
 
 @dataclass
