@@ -221,9 +221,9 @@ class Harness:
         result = runner.run(argv)
         stimulus_file.unlink(missing_ok=True)
         if not result.ok:
-            return HarnessRun(False, f"the harness run failed (exit {result.returncode}"
-                              f"{', timed out' if result.timed_out else ''}): "
-                              f"{(result.output.strip().splitlines() or ['no output'])[-1][:200]}",
+            last_line = (result.output.strip().splitlines() or ["no output"])[-1][:200]
+            return HarnessRun(False, f"the harness run {result.fault}" if result.fault else
+                              f"the harness run failed (exit {result.returncode}): {last_line}",
                               wall_s=time.perf_counter() - started)
         run = HarnessRun(True, "", wall_s=0.0)
         outputs = len(self.spec.interface.outputs)
@@ -312,7 +312,7 @@ def build_harness(spec: HarnessSpec, folder: Path, simulator: str = "verilator",
                 HARNESS_FILE, *map(str, sources)]
         result = runner.run(argv)
     if not result.ok:
-        raise HarnessBuildError(f"{simulator} timed out building the harness" if result.timed_out else
+        raise HarnessBuildError(f"{simulator} {result.fault} building the harness" if result.fault else
                                 first_error(simulator, result.output, f"{simulator} could not build the harness "
                                             f"(exit {result.returncode})"))
     stamp.write_text(digest)

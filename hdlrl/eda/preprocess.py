@@ -53,7 +53,7 @@ def preprocess(runner: ToolRunner, sources: list[Path], include_dirs: list[Path]
     if run.ok and len(run.stdout) >= 2 * OUTPUT_KEPT_BYTES:
         return Preprocessed(False, "", f"the preprocessed text exceeds {2 * OUTPUT_KEPT_BYTES >> 20} MiB", undefined)
     if not run.ok:
-        reason = (f"the preprocessor exceeded its {run.limits.time_s:g} s limit" if run.timed_out
+        reason = (f"the preprocessor (verilator -E) {run.fault}" if run.fault
                   else first_error("verilator", run.stderr, f"verilator -E failed (exit {run.returncode})"))
         return Preprocessed(False, "", reason, undefined)
     return Preprocessed(True, run.stdout, "", undefined)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from hdlrl.design import Design
+from hdlrl.eda.runner import tool_faults
 from hdlrl.evaluate.result import EvalResult
 from hdlrl.hdl.lexer import normalise
 from hdlrl.hdl.view import VIEW_DEFINES
@@ -117,9 +118,10 @@ def cached_result(cache_path: Path | None, key: Callable[[], str], kind: type, c
     """`compute()`'s result, or the one stored under `key()` in the cache at `cache_path`.
 
     With no cache path, compute without hashing anything. A computed result is stored with
-    its key (`result.cache_key`) for the next caller, unless a tool timed out computing it: a
-    time-out depends on the machine (its speed, what else ran), so it is not a verdict on the
-    inputs the key hashes, and the next caller computes again.
+    its key (`result.cache_key`) for the next caller, unless it says it timed out or a tool
+    run computing it did not end by itself (a limit, a stall, a crash: `ToolRun.fault`): such
+    a result depends on the machine (its speed, what else ran) or on a tool's bug, so it is not
+    a verdict on the inputs the key hashes, and the next caller computes again.
     """
     if cache_path is None:
         return compute()
@@ -129,9 +131,10 @@ def cached_result(cache_path: Path | None, key: Callable[[], str], kind: type, c
         hit = cache.get(digest, kind)
         if hit is not None:
             return hit
+        faults = tool_faults()
         result = compute()
         result.cache_key = digest
-        if not getattr(result, "timed_out", False):
+        if not getattr(result, "timed_out", False) and tool_faults() == faults:
             cache.put(digest, result)
         return result
     finally:

@@ -10,11 +10,12 @@ from __future__ import annotations
 import shutil
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from hdlrl.design import Design
 from hdlrl.eda.lint import LintResult, linters
-from hdlrl.eda.runner import Limits, ToolRunner
+from hdlrl.eda.runner import ToolRunner
 from hdlrl.eda.sim import SimResult, simulator
 from hdlrl.eda.sta import analyzer
 from hdlrl.eda.synth.yosys import YosysSynthesizer
@@ -38,7 +39,7 @@ def run_testbench(design: Design, runner: ToolRunner, rtl: list[Path], testbench
     else the flow's; without a design choice, a testbench the primary simulator cannot
     compile is tried on the fallback simulator.
     """
-    limits = Limits(time_s=flow.simulation_time_s, memory_mb=flow.limits.memory_mb)
+    limits = replace(flow.limits, time_s=flow.simulation_time_s)
     sources = testbench + rtl
     primary = simulator_name or design.testbench.simulator or flow.simulator
     simulation = simulator(primary).simulate(runner, sources, design.testbench, includes, limits)
@@ -111,7 +112,7 @@ def measure_ppa(runner: ToolRunner, rtl: list[Path], design: Design, includes: l
         result.reason = synthesis.reason
         return
     result.stage = "timing"
-    timing = analyzer(flow.timing_analyzer).analyze(runner, synthesis.netlist, design, pdk, flow.timing)
+    timing = analyzer(flow.timing.analyzer).analyze(runner, synthesis.netlist, design, pdk, flow.timing)
     result.timing = timing
     if not timing.ok:
         result.reason = timing.reason

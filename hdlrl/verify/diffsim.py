@@ -32,11 +32,12 @@ import random
 import re
 import secrets
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from hdlrl.config import Count, Positive, Simulator
 from hdlrl.design import Design, Testbench
-from hdlrl.eda.runner import Limits, ToolRunner
+from hdlrl.eda.runner import ToolRunner
 from hdlrl.eda.sim import SimResult, simulator
 from hdlrl.hdl.rename import REFERENCE_PREFIX, prefix_modules
 from hdlrl.verify.interface import Interface, Port
@@ -52,17 +53,17 @@ _LONG_HOLD_CHANCE = 0.005  # per cycle not already held: about half the run in l
 
 @dataclass(frozen=True)
 class DiffSimOptions:
-    cycles: int = 10000  # the opening: the initial reset, then stimulus with the mid-run reset in its middle half
+    cycles: Count(1 << 27) = 10000  # the opening: the initial reset, then stimulus with the mid-run reset in its middle half
     # After the opening, the reset inactive: a hidden counter that makes a candidate deviate N
     # cycles after reset is caught for N up to here; a bounded proof is not.
-    reset_free_cycles: int = 1 << 17
-    seed: int = 1
-    simulator: str = "verilator"
-    fallback_simulator: str = "icarus"  # used where the primary simulator cannot build the testbench
-    reset_cycles: int = 3
+    reset_free_cycles: Count(1 << 30, minimum=0) = 1 << 17
+    seed: Count(1 << 62, minimum=0) = 1
+    simulator: Simulator = "verilator"
+    fallback_simulator: Simulator = "icarus"  # used where the primary simulator cannot build the testbench
+    reset_cycles: Count(1000) = 3
     midrun_reset: bool = True
-    time_s: float = 120
-    exhaustive_input_bits: int = 20  # a design without clocks and at most this many input bits gets every input too
+    time_s: Positive = 120
+    exhaustive_input_bits: Count(24, minimum=0) = 20  # a design without clocks and at most this many input bits gets every input too
 
 
 @dataclass
@@ -284,7 +285,7 @@ def _write_prefixed_reference(scratch: Path, sources: list[Path]) -> list[Path]:
 def _simulate(runner: ToolRunner, sources: list[Path], testbench: Testbench, include_dirs: list[Path],
               options: DiffSimOptions) -> SimResult:
     """The primary simulator, and the fallback where the primary cannot build the testbench."""
-    limits = Limits(time_s=options.time_s, memory_mb=runner.limits.memory_mb)
+    limits = replace(runner.limits, time_s=options.time_s)
     result = simulator(options.simulator).simulate(runner, sources, testbench, include_dirs, limits)
     if not result.compiled and options.fallback_simulator and options.fallback_simulator != options.simulator:
         result = simulator(options.fallback_simulator).simulate(runner, sources, testbench, include_dirs, limits)
@@ -330,10 +331,9 @@ def differential_simulation(runner: ToolRunner, design: Design, interface: Inter
                        started)
     summary = re.search(rf"HDLRL_DIFFSIM {nonce} cycles=(\d+) mismatched=(\d+)", result.output_tail)
     if summary is None:
-        # The time and memory limits have their own reasons; otherwise something called $finish early.
+        # A limit or a crash has its own reason; otherwise something called $finish early.
         last_line = (result.output_tail.strip().splitlines() or ["no output"])[-1].strip()
-        reason = result.reason if result.reason.startswith("simulation exceeded") else (
-            f"the simulation ended before its last cycle: {last_line}")
+        reason = result.reason if result.stopped else f"the simulation ended before its last cycle: {last_line}"
         return _failed(options, result.simulator, reason, started)
     cycles, mismatched = int(summary[1]), int(summary[2])
     first = _first_mismatch(result.fail_lines, nonce, interface, stimulus)

@@ -26,12 +26,13 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from hdlrl.config import Count, Positive
 from hdlrl.design import Design
 from hdlrl.eda.diagnostics import first_error
-from hdlrl.eda.runner import Limits, ToolRun, ToolRunner
+from hdlrl.eda.runner import ToolRun, ToolRunner
 from hdlrl.eda.synth.yosys import read_commands
 from hdlrl.eda.toolchain import require_tool
 from hdlrl.hdl.rename import REFERENCE_PREFIX, RESERVED_PREFIX, prefix_modules
@@ -56,8 +57,8 @@ _MODEL_HEADER = "Signal Name"
 
 @dataclass(frozen=True)
 class EquivalenceOptions:
-    time_s: float = 60
-    depth: int = 20  # steps of the bounded check from reset, and the longest induction tried
+    time_s: Positive = 60
+    depth: Count(1000) = 20  # steps of the bounded check from reset, and the longest induction tried
     induction: bool = True  # try to prove (equiv_induct, sat -tempinduct); False: bounded only
 
 
@@ -96,7 +97,7 @@ class _Session:
         if remaining <= 0:
             return None
         (self.runner.scratch / WORK_DIR / script_name).write_text(script)
-        limits = Limits(time_s=remaining, memory_mb=self.runner.limits.memory_mb)
+        limits = replace(self.runner.limits, time_s=remaining)
         run = self.runner.run([require_tool("yosys").path, "-s", f"{WORK_DIR}/{script_name}"], limits=limits)
         self.cpu_s += run.cpu_s
         return run
@@ -104,6 +105,15 @@ class _Session:
     def timed_out(self, method: str) -> EquivalenceResult:
         return EquivalenceResult("unknown", None, method, f"equivalence proof exceeded {self.time_s:g} s",
                                  timed_out=True, wall_s=self.elapsed_s)
+
+    def stopped(self, method: str, run: ToolRun | None) -> EquivalenceResult | None:
+        """The result when `run` did not finish its proof by itself, None when it did: out of the
+        budget (time-out, none left to start it), or a crash or stall of yosys, which decides nothing."""
+        if run is None or run.limit_hit == "cpu":
+            return self.timed_out(method)
+        if run.fault:
+            return EquivalenceResult("unknown", None, method, f"yosys {run.fault}", wall_s=self.elapsed_s)
+        return None
 
 
 def _stage_reference(runner: ToolRunner, reference_sources: list[Path]) -> list[Path]:
@@ -179,8 +189,8 @@ def _sat_combinational(session: _Session, interface: Interface) -> EquivalenceRe
     method = "miter-sat"
     run = _sat_on_miter(session, "miter_sat.ys",
                         f"sat -prove trigger 0 -enable_undef -set-def-inputs -show-inputs -show-outputs {MITER}")
-    if run is None or run.timed_out:
-        return session.timed_out(method)
+    if stopped := session.stopped(method, run):
+        return stopped
     if "SAT proof finished - no model found: SUCCESS" in run.output:
         return EquivalenceResult("proven", None, method, "outputs equal for every input", wall_s=session.elapsed_s)
     if "SAT proof finished - model found: FAIL" in run.output:
@@ -189,9 +199,9 @@ def _sat_combinational(session: _Session, interface: Interface) -> EquivalenceRe
                              wall_s=session.elapsed_s)
 
 
-def _equiv_induct(session: _Session, top: str) -> bool | None:
-    """True when every `$equiv` cell between name-matched signals is proven; None on time-out."""
-    run = session.run("equiv.ys", "\n".join([
+def _equiv_induct(session: _Session, top: str) -> ToolRun | None:
+    """The run that proves every `$equiv` cell between name-matched signals (ok when it did)."""
+    return session.run("equiv.ys", "\n".join([
         f"read_rtlil {WORK_DIR}/{PREPARED}",
         f"equiv_make {REFERENCE_PREFIX}{top} {top} {EQUIV}",
         f"hierarchy -top {EQUIV}",
@@ -200,9 +210,6 @@ def _equiv_induct(session: _Session, top: str) -> bool | None:
         "equiv_status -assert",
         "",
     ]))
-    if run is None or run.timed_out:
-        return None
-    return run.ok
 
 
 def _two_valued_induction(session: _Session, reset: str, max_steps: int) -> bool:
@@ -229,8 +236,8 @@ def _sat_tempinduct(session: _Session, design: Design, interface: Interface,
     run = _sat_on_miter(session, "miter_tempinduct.ys",
                         f"sat {mode} -prove trigger 0 -seq 1{reset} -set-init-undef -enable_undef -set-def-inputs"
                         f" -maxsteps {options.depth} -show-inputs -show-outputs {MITER}")
-    if run is None or run.timed_out:
-        return session.timed_out(method)
+    if stopped := session.stopped(method, run):
+        return stopped
     output = run.output
     if "Induction step proven: SUCCESS" in output:
         return EquivalenceResult("proven", None, method, "outputs equal in every cycle after reset (induction)",
@@ -264,8 +271,8 @@ def check_equivalence(runner: ToolRunner, design: Design, interface: Interface, 
     reference = _stage_reference(runner, reference_sources)
     preparation = session.run("prepare.ys", _preparation_script(reference, list(candidate_sources),
                                                                 list(include_dirs), design.top))
-    if preparation is None or preparation.timed_out:
-        return session.timed_out("miter-sat" if design.is_combinational else "sat-tempinduct")
+    if stopped := session.stopped("miter-sat" if design.is_combinational else "sat-tempinduct", preparation):
+        return stopped
     if not preparation.ok:
         return EquivalenceResult("unknown", None, "miter-sat",
                                  first_error("yosys", preparation.output, "yosys could not build the miter"),
@@ -277,10 +284,10 @@ def check_equivalence(runner: ToolRunner, design: Design, interface: Interface, 
                                  f"{len(design.clocks)} clocks: one SAT step per clock edge needs a single clock",
                                  wall_s=session.elapsed_s)
     if options.induction:  # name-matched proofs first: seconds faster than a multiplier miter
-        proven = _equiv_induct(session, design.top)
-        if proven is None:
-            return session.timed_out("equiv-induct")
-        if proven:
+        run = _equiv_induct(session, design.top)
+        if stopped := session.stopped("equiv-induct", run):
+            return stopped
+        if run.ok:
             return EquivalenceResult("proven", None, "equiv-induct", "every name-matched signal proven equivalent",
                                      wall_s=session.elapsed_s)
     if combinational:

@@ -34,8 +34,8 @@ def lint_result(tool: str, run: ToolRun) -> LintResult:
     emit_warnings(tool, diagnostics)
     errors = [d for d in diagnostics if d.severity == "error"]
     ok = run.ok and not errors
-    if run.timed_out:
-        reason = f"{tool} lint exceeded {run.limits.time_s:g} s"
+    if run.fault:
+        reason = f"{tool} lint {run.fault}"
     else:
         reason = "" if ok else first_error(tool, run.output, f"{tool} lint failed (exit {run.returncode})")
     return LintResult(tool, ok, reason, errors, [d for d in diagnostics if d.severity == "warning"], run.wall_s)

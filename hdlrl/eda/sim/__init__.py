@@ -25,6 +25,7 @@ class SimResult:
     output_tail: str = ""
     wall_s: float = 0.0
     timed_out: bool = False
+    stopped: bool = False  # a limit or a crash ended the run, not the testbench: `reason` says which
 
 
 class Simulator(Protocol):
@@ -42,13 +43,16 @@ def judge(simulator: str, run: ToolRun, testbench: Testbench, compile_wall_s: fl
     lines = output.splitlines()
     tail = "\n".join(lines[-40:])
     wall = compile_wall_s + run.wall_s
-    if run.timed_out:
+    if run.limit_hit == "cpu":
         return SimResult(simulator, True, False, f"simulation exceeded {run.limits.time_s:g} s "
                          "(a loop without delay, or a testbench without $finish), counted in CPU seconds",
-                         [], tail, wall, True)
+                         [], tail, wall, timed_out=True, stopped=True)
     if run.memory_exceeded:
         return SimResult(simulator, True, False, f"simulation exceeded the {run.limits.memory_mb} MiB memory limit",
-                         [], tail, wall)
+                         [], tail, wall, stopped=True)
+    if run.fault:
+        return SimResult(simulator, True, False, f"simulation {run.fault}", [], tail, wall,
+                         timed_out=run.timed_out, stopped=True)
     fail_lines = [line.strip() for line in lines
                   if testbench.fail_pattern and re.search(testbench.fail_pattern, line)]
     passed = bool(re.search(testbench.pass_pattern, output)) and not fail_lines

@@ -26,7 +26,8 @@ class IcarusSimulator:
         compile_run = runner.run([require_tool("iverilog").path, "-g2012", "-o", program, "-s", testbench.top,
                                   *[f"-I{directory}" for directory in include_dirs], *map(str, sources)])
         if not compile_run.ok:
-            reason = first_error("icarus", compile_run.output, f"iverilog failed (exit {compile_run.returncode})")
+            reason = (f"iverilog {compile_run.fault}" if compile_run.fault else
+                      first_error("icarus", compile_run.output, f"iverilog failed (exit {compile_run.returncode})"))
             source_text = "\n".join(Path(runner.scratch, source).read_text(errors="replace") for source in sources)
             for keyword, hint in _UNSUPPORTED_HINTS:
                 if "syntax error" in reason and f"{keyword};" in source_text.replace(" ;", ";"):

@@ -7,6 +7,7 @@ the cascade falls back to it when Icarus cannot compile a testbench.
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 
 from hdlrl.design import Testbench
@@ -41,11 +42,10 @@ class VerilatorSimulator:
         argv = [require_tool("verilator").path, "--binary", "--timing", *VERILATOR_QUIET, "--top-module", testbench.top,
                 "-Mdir", build_dir, "-j", jobs, "-o", "simulation",
                 *[f"-I{directory}" for directory in include_dirs], *map(str, sources)]
-        compile_run = runner.run(argv, limits=Limits(time_s=max(limits.time_s, 300), memory_mb=limits.memory_mb),
-                                 **compiler_cache())
+        compile_run = runner.run(argv, limits=replace(limits, time_s=max(limits.time_s, 300)), **compiler_cache())
         if not compile_run.ok:
-            reason = first_error("verilator", compile_run.output, "verilator build timed out" if compile_run.timed_out
-                                 else f"verilator build failed (exit {compile_run.returncode})")
+            reason = (f"the verilator build {compile_run.fault}" if compile_run.fault else first_error(
+                "verilator", compile_run.output, f"verilator build failed (exit {compile_run.returncode})"))
             return SimResult(self.name, False, False, reason, [], compile_run.output[-2000:], compile_run.wall_s)
         run = runner.run([f"{runner.scratch}/{build_dir}/simulation"], limits=limits)
         return judge(self.name, run, testbench, compile_run.wall_s)

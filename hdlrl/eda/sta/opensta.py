@@ -23,8 +23,8 @@ class OpenStaAnalyzer:
         script.write_text(timing_script(netlist, design, pdk, options))
         run = runner.run([require_tool(self.binary).path, *self.arguments, script.name])
         emit_warnings(self.name, parse_diagnostics(self.name, run.output))
-        if run.timed_out:
-            return TimingResult(False, f"{self.name} exceeded {run.limits.time_s:g} s", self.name, wall_s=run.wall_s)
+        if run.fault:
+            return TimingResult(False, f"{self.name} {run.fault}", self.name, wall_s=run.wall_s)
         result = parse_timing_output(self.name, run.output)
         result.wall_s = run.wall_s
         return result

@@ -10,6 +10,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated
+
+from pydantic import AfterValidator
 
 from hdlrl.eda.diagnostics import emit_warnings, first_error, parse_diagnostics
 from hdlrl.eda.runner import ToolRunner
@@ -21,12 +24,22 @@ NETLIST = "netlist.v"
 STAT = "stat.txt"
 
 
+def _plain_abc_options(text: str) -> str:
+    """The options are pasted into the Yosys script after `abc`: a `;` or newline would add commands."""
+    if not re.fullmatch(r"[A-Za-z0-9_.+= -]{0,200}", text):
+        raise ValueError(f"{text!r}: only abc options such as '-D 1000' (letters, digits, _ . + = - and spaces)")
+    return text
+
+
+AbcOptions = Annotated[str, AfterValidator(_plain_abc_options)]
+
+
 @dataclass(frozen=True)
 class SynthOptions:
     """Knobs of the synthesis recipe (part of the flow configuration and of every cache key)."""
 
     flatten: bool = True
-    abc_script: str = ""  # extra options for `abc`, e.g. "-D 1000" (target delay in ps)
+    abc_script: AbcOptions = ""  # extra options for `abc`, e.g. "-D 1000" (target delay in ps)
 
 
 def read_commands(sources: list[Path], include_dirs: list[Path] = ()) -> list[str]:
@@ -84,10 +97,10 @@ class YosysSynthesizer:
         # Liberty parsing noise: Yosys cannot read scan-flop functions, which it never maps to anyway.
         warnings = emit_warnings("yosys", parse_diagnostics("yosys", log), ignore=("unsupported expression",))
         if not run.ok:
-            if run.timed_out:
-                reason = f"synthesis exceeded {run.limits.time_s:g} s"
-            elif run.memory_exceeded:
+            if run.memory_exceeded:
                 reason = f"synthesis exceeded the {run.limits.memory_mb} MiB memory limit"
+            elif run.fault:
+                reason = f"yosys {run.fault}"
             else:
                 reason = first_error("yosys", run.output + log, f"yosys failed (exit {run.returncode})")
             return SynthResult(False, reason, warnings=warnings, wall_s=run.wall_s)
