@@ -281,3 +281,33 @@ def test_gate_command_prints_the_verdict_as_json(tmp_path: Path, capsys: pytest.
     assert status == 1
     assert verdict["accepted"] is False and verdict["stage"] in ("testbench", "differential")
     assert verdict["level"] in ("failed", "none") and verdict["reason"]
+
+
+@pytest.mark.parametrize("addition, message", [
+    ("    initial $finish;\n", "System task `$finish' executed."),
+    # a module named like the design's testbench, ending the simulation in place of it
+    ("endmodule\nmodule tb_alu8;\n  always @* begin\n    $display(\"TEST PASSED\");\n    $finish;\n  end\n",
+     "System task `$finish' outside initial block is unsupported."),
+])
+def test_a_system_task_yosys_leaves_unlocated_is_refused_at_its_line(tmp_path: Path, capsys: pytest.CaptureFixture,
+                                                                    addition: str, message: str) -> None:
+    """Yosys reports these at line 0; the reason names the task's line in the user's file."""
+    sources = candidate(tmp_path, "alu8", lambda text: text.replace("endmodule", addition + "endmodule"))
+    line = next(number for number, text in enumerate(sources[0].read_text().splitlines(), 1) if "$finish" in text)
+    status = main(["gate", str(DESIGNS / "alu8"), "--rtl", str(sources[0]), "--json", "--no-ppa"])
+    verdict = json.loads(capsys.readouterr().out)
+    assert status == 1 and verdict["stage"] == "parse"
+    assert verdict["reason"] == f"{sources[0]}:{line}: {message}"
+
+
+def test_gate_command_shows_each_stage_as_it_starts_on_stderr(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    sources = candidate(tmp_path, "alu8", lambda text: text.replace(
+        "assign zero = (y == 8'h00);", "assign zero = (y == 8'h00);\n    assign zero = ~|y;"))
+    assert main(["gate", str(DESIGNS / "alu8"), "--rtl", str(sources[0]), "--no-ppa", "--no-cache"]) == 1
+    captured = capsys.readouterr()
+    assert "structure" in captured.out  # the verdict table
+    assert re.findall(r"^gate: (\w+) \(started at \d+\.\d s\)$", captured.err, re.MULTILINE) == [
+        "screen", "preprocess", "interface", "structure"], captured.err
+    assert re.search(r"^gate: verdict after \d+\.\d s$", captured.err, re.MULTILINE), captured.err
+    assert main(["gate", str(DESIGNS / "alu8"), "--rtl", str(sources[0]), "--no-ppa", "--json", "--no-cache"]) == 1
+    assert "gate:" not in capsys.readouterr().err

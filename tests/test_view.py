@@ -110,6 +110,9 @@ def test_view_keeps_the_original_file_and_line_for_every_tool(tmp_path: Path) ->
     ("module top;\n  wire \\a.b ;\nendmodule\n", "escaped identifier", 2),
     ("module top;\n  reg [7:0] m [0:15];\n  initial $readmemh(\"../../etc/passwd\", m);\nendmodule\n",
      "points outside the design folder", 3),
+    # 30 levels in the file, 330 once each use has put its 10 parentheses around the next
+    ("`define W(x) ((((((((((x))))))))))\nmodule top;\n  wire [7:0] a;\n  wire y = " + "`W(" * 30 + "a" + ")" * 30
+     + ";\nendmodule\n", "nesting deeper than 256 levels", 4),
 ])
 def test_screen_reads_the_expanded_text_and_names_the_original_line(tmp_path: Path, text: str, message: str,
                                                                     line: int) -> None:

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from hdlrl.design import load_design
@@ -17,6 +20,7 @@ from hdlrl.report import markdown_table, text_table
 from hdlrl.serialize import to_jsonable
 from hdlrl.verify.corpus import AttackResult, load_corpus, run_corpus
 from hdlrl.verify.flow import DEFAULT_GATE_FLOW, GateFlow, load_gate_flow
+from hdlrl.verify.gate import Verdict
 from hdlrl.verify.job import GateJob, run_gate_job
 from hdlrl.verify.score import GateScore, pooled_score, score_design
 
@@ -29,6 +33,22 @@ CORPUS_HEADERS = ("candidate", "design", "class", "expect", "verdict", "stage", 
                   "reward", "wall_s")
 
 
+@dataclass
+class StageLines:
+    """`gate: STAGE (started at 0.6 s)` on stderr as each stage starts, and the verdict's time at
+    the end: a minute of proofs is seen being spent. Whole lines, so that a tool's warning
+    printed during a stage breaks none of them."""
+
+    started: float = field(default_factory=time.perf_counter)
+
+    def __call__(self, stage: str) -> None:
+        print(f"gate: {stage} (started at {time.perf_counter() - self.started:.1f} s)", file=sys.stderr, flush=True)
+
+    def done(self, verdict: Verdict) -> None:
+        print(f"gate: verdict after {time.perf_counter() - self.started:.1f} s{' (cached)' if verdict.cached else ''}",
+              file=sys.stderr, flush=True)
+
+
 def run_gate(arguments: argparse.Namespace) -> int:
     design = load_design(arguments.design)
     for path in arguments.rtl:
@@ -37,7 +57,10 @@ def run_gate(arguments: argparse.Namespace) -> int:
     job = GateJob(design, tuple(path.resolve() for path in arguments.rtl), get_pdk(arguments.pdk, arguments.pdk_dir),
                   load_gate_flow(arguments.flow or DEFAULT_GATE_FLOW), default_cache_path(not arguments.no_cache),
                   False if arguments.no_sandbox else None, with_ppa=not arguments.no_ppa)
-    verdict = run_gate_job(job)
+    stages = None if arguments.json else StageLines()  # --json prints nothing but the answer, as every command
+    verdict = run_gate_job(job, stages)
+    if stages:
+        stages.done(verdict)
     verdict.reason = user_paths(verdict.reason, design.with_rtl(job.candidate))
     if arguments.json:
         print(json.dumps(verdict.summary(), indent=2))

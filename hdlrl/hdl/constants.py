@@ -10,6 +10,8 @@ not make.
 
 from __future__ import annotations
 
+import ast
+import operator
 import re
 
 from hdlrl.hdl.lexer import tokenize
@@ -35,6 +37,37 @@ def literal_value(text: str) -> int | None:
 
 def _clog2(value: int) -> int:
     return max(0, (value - 1).bit_length())
+
+
+MAX_CONSTANT_BITS = 4096  # far past any real width or depth, and cheap to compute: `9**9**9` is not
+_BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
+           ast.Mod: operator.mod, ast.Pow: operator.pow, ast.LShift: operator.lshift, ast.RShift: operator.rshift,
+           ast.BitAnd: operator.and_, ast.BitOr: operator.or_, ast.BitXor: operator.xor}
+_UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert}
+
+
+def _bounded(node: ast.AST) -> int:
+    """The value of an arithmetic tree, refusing (ValueError) any step past MAX_CONSTANT_BITS, so a
+    hostile constant costs microseconds, not hours."""
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        value = node.value
+    elif isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
+        value = _UNARY[type(node.op)](_bounded(node.operand))
+    elif isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
+        left, right = _bounded(node.left), _bounded(node.right)
+        if isinstance(node.op, (ast.Pow, ast.LShift)) and not 0 <= right <= MAX_CONSTANT_BITS:
+            raise ValueError("shift or exponent out of range")
+        if isinstance(node.op, ast.Pow) and left.bit_length() * right > MAX_CONSTANT_BITS:
+            raise ValueError("power out of range")
+        value = _BINARY[type(node.op)](left, right)
+    elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "_clog2"
+          and len(node.args) == 1 and not node.keywords):
+        value = _clog2(_bounded(node.args[0]))
+    else:
+        raise ValueError("not integer arithmetic")
+    if value.bit_length() > MAX_CONSTANT_BITS:
+        raise ValueError("constant out of range")
+    return value
 
 
 def evaluate(text: str, values: dict[str, int]) -> int | None:
@@ -67,10 +100,9 @@ def evaluate(text: str, values: dict[str, int]) -> int | None:
     if not expression or not re.fullmatch(r"[0-9()+\-*/%<>&|^~_clog2 ]+", expression):
         return None
     try:
-        result = eval(expression, {"__builtins__": {}}, {"_clog2": _clog2})  # only digits, operators, _clog2
-    except (ArithmeticError, SyntaxError, TypeError, ValueError):
+        return _bounded(ast.parse(expression, mode="eval").body)
+    except (ArithmeticError, SyntaxError, ValueError, RecursionError):
         return None
-    return result if isinstance(result, int) else None
 
 
 def range_width(msb: str, lsb: str, values: dict[str, int]) -> int | None:

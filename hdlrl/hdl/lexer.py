@@ -7,6 +7,7 @@ hidden after a string containing `//`; a regex over raw text gets both wrong.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 _TOKEN = re.compile(
@@ -32,17 +33,20 @@ class Token:
     start: int = 0  # offset in the text, for edits that keep everything else as written
 
 
-def tokenize(text: str, keep_comments: bool = False) -> list[Token]:
-    """Tokens of `text` with 1-based line numbers; whitespace dropped, comments optional."""
-    tokens: list[Token] = []
+def iter_tokens(text: str, keep_comments: bool = False) -> Iterator[Token]:
+    """Tokens of `text` one at a time, so a scan that stops early never lexes the rest."""
     line = 1
     for match in _TOKEN.finditer(text):
         kind = match.lastgroup or "other"
         value = match.group()
         if kind != "space" and (kind != "comment" or keep_comments):
-            tokens.append(Token(kind, value, line, match.start()))
+            yield Token(kind, value, line, match.start())
         line += value.count("\n")
-    return tokens
+
+
+def tokenize(text: str, keep_comments: bool = False) -> list[Token]:
+    """Tokens of `text` with 1-based line numbers; whitespace dropped, comments optional."""
+    return list(iter_tokens(text, keep_comments))
 
 
 def normalise(text: str) -> str:

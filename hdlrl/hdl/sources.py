@@ -16,6 +16,7 @@ from hdlrl.errors import HdlrlError
 from hdlrl.hdl.ir import Block, Module
 from hdlrl.hdl.lexer import tokenize
 from hdlrl.hdl.readers import pyslang_reader, pyverilog_reader
+from hdlrl.hdl.screen import check_limits, decode_source
 
 
 @dataclass(frozen=True)
@@ -56,11 +57,17 @@ def _only(text: str, first: int, last: int, spans: list[tuple[str | None, int, i
 
 def read_source(path: Path, include_dirs: Sequence[Path] = (), defines: dict[str, str] | None = None,
                 ) -> tuple[list[Module], list[UnreadModule]]:
-    """The modules of one file, and those that could not be read with the reason."""
+    """The modules of one file, and those that could not be read with the reason.
+
+    A file past the screen's size caps is not handed to a parser: it is one unread row with
+    the line where it crossed the cap."""
     try:
-        text = path.read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError) as error:
+        text = decode_source(path)
+        check_limits(text, path)
+    except OSError as error:
         return [], [UnreadModule(str(path), None, None, f"cannot read the file: {error}")]
+    except HdlrlError as error:
+        return [], [UnreadModule(str(path), None, error.line, error.message)]
     name = str(path)
     try:
         return pyverilog_reader.read_modules(text, name, defines, include_dirs), []

@@ -16,11 +16,11 @@ from __future__ import annotations
 import shutil
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from hdlrl.design import Design
-from hdlrl.eda.diagnostics import first_error
 from hdlrl.eda.runner import ToolRunner
 from hdlrl.eda.synth.yosys import read_commands
 from hdlrl.eda.toolchain import require_tool
@@ -34,11 +34,12 @@ from hdlrl.serialize import JsonRecord, to_jsonable
 from hdlrl.verify.diffsim import Mismatch, differential_simulation
 from hdlrl.verify.equivalence import check_equivalence
 from hdlrl.verify.flow import GateFlow
-from hdlrl.verify.interface import Interface, InterfaceError, interface_differences, read_interface
+from hdlrl.verify.interface import Interface, InterfaceError, interface_differences, read_interface, yosys_error
 from hdlrl.verify.reward import accepted_reward, rejected_reward
 from hdlrl.verify.structure import StructureIssue, check_structure
 
 REFERENCE_DIR = "reference"
+Progress = Callable[[str], None]  # told the name of each stage as it starts
 
 
 @dataclass
@@ -115,12 +116,18 @@ def _stage_reference(design: Design, scratch: Path) -> list[Path]:
     return placed
 
 
-def _elaboration_failure(runner: ToolRunner, sources: list[Path], includes: list[Path],
-                         error: InterfaceError) -> tuple[str, str]:
-    """("parse" or "elaborate", reason): re-read without `hierarchy` to tell which failed."""
+def _elaboration_failure(runner: ToolRunner, sources: list[Path], includes: list[Path], error: InterfaceError,
+                         top: str, staged: list[Path]) -> tuple[str, str]:
+    """("parse" or "elaborate", reason): re-read without `hierarchy` to tell which failed. `staged`
+    are the candidate's own files, named when none of them defines the top module."""
+    if error.fault:
+        return "elaborate", f"undecided: {error}"
     run = runner.run([require_tool("yosys").path, "-q", "-p", "; ".join(read_commands(sources, includes))])
     if not run.ok:
-        return "parse", first_error("yosys", run.output, str(error))
+        return "parse", yosys_error(runner, run, sources, str(error))
+    if str(error) == f"Module `{top}' not found!":
+        others = f", nor do the other {len(staged) - 1} candidate files" if len(staged) > 1 else ""
+        return "elaborate", f"{staged[0]}:1: defines no module {top} (the design's top){others}"
     return "elaborate", str(error)
 
 
@@ -133,15 +140,19 @@ def reference_ppa_of(reference: EvalResult, design: Design) -> PPA:
 
 
 def gate(design: Design, candidate: tuple[Path, ...], pdk: Pdk, flow: GateFlow, reference: Interface | None = None,
-         reference_ppa: PPA | None = None, with_ppa: bool = True, sandbox: bool | None = None) -> Verdict:
+         reference_ppa: PPA | None = None, with_ppa: bool = True, sandbox: bool | None = None,
+         progress: Progress | None = None) -> Verdict:
     """Judge `candidate` (RTL files replacing `design.rtl`) against the design's reference.
 
     `reference` and `reference_ppa` may be passed in when judging many candidates of one
     design; otherwise they are measured here. `with_ppa=False` stops after equivalence
-    (mutation scoring needs the verdict, not the PPA).
+    (mutation scoring needs the verdict, not the PPA). `progress` hears each stage start: a
+    correct candidate takes a minute, which a person waiting should see being spent.
     """
     started = time.perf_counter()
+    progress = progress or (lambda stage: None)
     if with_ppa and reference_ppa is None:
+        progress("reference")
         reference_ppa = reference_ppa_of(evaluate(design, pdk, flow.evaluation, sandbox=sandbox), design)
     scratch = Path(tempfile.mkdtemp(prefix=f"hdlrl-gate-{design.name}-"))
     evaluation = flow.evaluation
@@ -149,7 +160,7 @@ def gate(design: Design, candidate: tuple[Path, ...], pdk: Pdk, flow: GateFlow, 
     verdict = Verdict(design.name, False, "screen", "none", "", sandboxed=runner.sandboxed,
                       reference_ppa=reference_ppa)
     try:
-        _run_gate(design, design.with_rtl(candidate), pdk, flow, runner, reference, with_ppa, verdict)
+        _run_gate(design, design.with_rtl(candidate), pdk, flow, runner, reference, with_ppa, verdict, progress)
     finally:
         verdict.timed_out = any(run.timed_out for run in runner.history)
         verdict.tool_s = sum(run.wall_s for run in runner.history)
@@ -159,11 +170,13 @@ def gate(design: Design, candidate: tuple[Path, ...], pdk: Pdk, flow: GateFlow, 
 
 
 def _run_gate(design: Design, candidate: Design, pdk: Pdk, flow: GateFlow, runner: ToolRunner,
-              reference: Interface | None, with_ppa: bool, verdict: Verdict) -> None:
+              reference: Interface | None, with_ppa: bool, verdict: Verdict, progress: Progress) -> None:
+    progress("screen")
     refusal = screen_design(candidate)
     if refusal:
         _reject(verdict, "screen", refusal)
         return
+    progress("preprocess")
     scratch = runner.scratch
     rtl, testbench, includes = stage_scratch(candidate, scratch)
     try:
@@ -176,13 +189,20 @@ def _run_gate(design: Design, candidate: Design, pdk: Pdk, flow: GateFlow, runne
     except ViewRefusal as refusal:
         _reject(verdict, refusal.stage, str(refusal))
         return
-    rtl, reference_rtl = [view], [reference_view]
+    staged, rtl, reference_rtl = rtl, [view], [reference_view]
+    progress("interface")
     if reference is None:
-        reference = read_interface(runner, reference_rtl, design.top, includes, "reference_interface.json")
+        try:
+            reference = read_interface(runner, reference_rtl, design.top, includes, "reference_interface.json")
+        except InterfaceError as error:
+            if not error.fault:
+                raise  # the reference itself does not elaborate: bad input, not a verdict
+            _reject(verdict, "interface", f"undecided: the reference's {error}")
+            return
     try:
         interface = read_interface(runner, rtl, design.top, includes)
     except InterfaceError as error:
-        stage, reason = _elaboration_failure(runner, rtl, includes, error)
+        stage, reason = _elaboration_failure(runner, rtl, includes, error, design.top, staged)
         _reject(verdict, stage, reason)
         return
     differences = interface_differences(reference, interface)
@@ -191,16 +211,19 @@ def _run_gate(design: Design, candidate: Design, pdk: Pdk, flow: GateFlow, runne
         _reject(verdict, "interface", "interface changed: " + "; ".join(differences))
         return
 
+    progress("structure")
     structure = check_structure(runner, rtl, design.top, includes)  # first: its reasons are the precise ones
     if not structure.ok:
         verdict.evidence.structure_issues = structure.issues
         _reject(verdict, "structure", structure.reason)
         return
+    progress("lint")
     lint = lint_sources(runner, rtl, design.top, includes, flow.evaluation)
     if lint and not lint[-1].ok:
         _reject(verdict, "structure", lint[-1].reason)
         return
 
+    progress("testbench")
     simulation = run_testbench(candidate, runner, rtl, testbench, includes, flow.evaluation)
     verdict.simulator = simulation.simulator
     verdict.testbench_passed = simulation.passed
@@ -209,6 +232,7 @@ def _run_gate(design: Design, candidate: Design, pdk: Pdk, flow: GateFlow, runne
         _reject(verdict, "testbench", simulation.reason)
         return
 
+    progress("differential")
     differential = differential_simulation(runner, design, reference, reference_rtl, rtl, includes, flow.differential)
     verdict.differential_seed, verdict.differential_cycles = differential.seed, differential.cycles
     verdict.differential_agreement = differential.agreement if differential.ran else 0.0
@@ -218,6 +242,7 @@ def _run_gate(design: Design, candidate: Design, pdk: Pdk, flow: GateFlow, runne
         _reject(verdict, "differential", differential.reason, verdict.differential_agreement)
         return
 
+    progress("equivalence")
     equivalence = check_equivalence(runner, design, reference, reference_rtl, rtl, includes, flow.equivalence)
     verdict.evidence.counterexample = equivalence.counterexample
     if equivalence.level == "failed":
@@ -242,6 +267,7 @@ def _run_gate(design: Design, candidate: Design, pdk: Pdk, flow: GateFlow, runne
         return
 
     if with_ppa:
+        progress("ppa")
         measured = EvalResult(design.name, design.top, pdk.name, False, "synthesize", "")
         measure_ppa(runner, rtl, candidate, includes, pdk, flow.evaluation, measured)
         if not measured.verified:

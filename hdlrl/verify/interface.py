@@ -8,13 +8,20 @@ and comparing it field by field catches both, with the exact difference as the r
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from hdlrl.eda.diagnostics import first_error
-from hdlrl.eda.runner import ToolRunner
+from hdlrl.eda.runner import ToolRun, ToolRunner
 from hdlrl.eda.synth.yosys import read_commands
 from hdlrl.eda.toolchain import require_tool
+from hdlrl.hdl.lexer import iter_tokens
+from hdlrl.hdl.view import LineMap
+
+# Yosys reports a system task it cannot elaborate at line 0 (`x.v:0: ERROR: System task
+# `$finish' executed.`), which leaves the one-line reason without a location.
+_UNLOCATED_TASK = re.compile(r"(?:System task|Can't resolve task name) `(?P<task>\$\w+)'")
 
 
 @dataclass(frozen=True)
@@ -44,7 +51,29 @@ class Interface:
 
 
 class InterfaceError(Exception):
-    """The sources do not elaborate with the given top module; the message is one line."""
+    """The sources do not elaborate with the given top module; the message is one line.
+    `fault` is set when Yosys crashed or ran out of time instead: no fact about the sources."""
+
+    def __init__(self, message: str, fault: str = ""):
+        super().__init__(message)
+        self.fault = fault
+
+
+def yosys_error(runner: ToolRunner, run: ToolRun, sources: list[Path], fallback: str) -> str:
+    """Yosys's first error as one line; one about a system task that Yosys leaves unlocated is
+    located at the task's first call in `sources` (relative to the scratch folder), in the
+    original file and line."""
+    reason = first_error("yosys", run.output, fallback)
+    unlocated = _UNLOCATED_TASK.match(reason)
+    if unlocated is None:
+        return reason
+    for source in sources:
+        text = (runner.scratch / source).read_text(errors="replace")
+        call = next((token for token in iter_tokens(text) if token.text == unlocated["task"]), None)
+        if call is not None:
+            file, line = LineMap.of(text, str(source)).locate(call.line)
+            return f"{file}:{line}: {reason}"
+    return reason
 
 
 def _parameter_value(bits: str) -> int | str:
@@ -59,8 +88,8 @@ def read_interface(runner: ToolRunner, sources: list[Path], top: str, include_di
     script = f"{reads}; hierarchy -check -top {top}; proc; write_json {json_name}"
     run = runner.run([require_tool("yosys").path, "-q", "-p", script])
     if not run.ok:
-        raise InterfaceError(f"yosys exceeded {run.limits.time_s:g} s reading the interface" if run.timed_out
-                             else first_error("yosys", run.output, f"yosys could not elaborate {top}"))
+        raise InterfaceError(f"yosys {run.fault} reading the interface" if run.fault
+                             else yosys_error(runner, run, sources, f"yosys could not elaborate {top}"), run.fault)
     module = json.loads((runner.scratch / json_name).read_text())["modules"][top]
     ports = tuple(Port(name, entry["direction"], len(entry["bits"]), bool(entry.get("signed")))
                   for name, entry in module["ports"].items())

@@ -19,7 +19,7 @@ from hdlrl.eda.synth.yosys import SynthOptions
 from hdlrl.evaluate.job import EvalJob, run_job
 from hdlrl.pdk import Pdk
 from hdlrl.verify.flow import GateFlow
-from hdlrl.verify.gate import Verdict, gate, implausible_gain, reference_ppa_of
+from hdlrl.verify.gate import Progress, Verdict, gate, implausible_gain, reference_ppa_of
 from hdlrl.verify.interface import InterfaceError
 from hdlrl.verify.reward import accepted_reward, rejected_reward
 
@@ -47,13 +47,13 @@ class GateJob:
         return run_gate_job(self)
 
 
-def _judge_under_recipe(job: GateJob) -> Verdict:
+def _judge_under_recipe(job: GateJob, progress: Progress | None) -> Verdict:
     """The RTL's verdict under the flow's recipe, its PPA measured again under the job's.
 
     Verification does not depend on the synthesis recipe, so every recipe of one RTL shares
     its (cached) proofs; only synthesis and timing run again.
     """
-    verdict = run_gate_job(replace(job, synthesis=None))
+    verdict = run_gate_job(replace(job, synthesis=None), progress)
     if not (verdict.accepted and job.with_ppa):
         return verdict
     evaluation = replace(job.flow.evaluation, synthesis=job.synthesis)
@@ -67,20 +67,23 @@ def _judge_under_recipe(job: GateJob) -> Verdict:
     return replace(verdict, ppa=measured.ppa, ppa_ratio=ratio, reward=accepted_reward(ratio))
 
 
-def _judge(job: GateJob) -> Verdict:
+def _judge(job: GateJob, progress: Progress | None) -> Verdict:
     if job.synthesis is not None:
-        return _judge_under_recipe(job)
+        return _judge_under_recipe(job, progress)
     reference_ppa = None
     if job.with_ppa:  # from the cache when judged before
+        if progress:
+            progress("reference")
         reference = run_job(EvalJob(job.design, job.pdk, job.flow.evaluation, job.cache_path, job.sandbox))
         reference_ppa = reference_ppa_of(reference, job.design)
     try:
         return gate(job.design, job.candidate, job.pdk, job.flow, reference_ppa=reference_ppa,
-                    with_ppa=job.with_ppa, sandbox=job.sandbox)
+                    with_ppa=job.with_ppa, sandbox=job.sandbox, progress=progress)
     except InterfaceError as error:
         raise HdlrlError(f"the reference does not elaborate: {error}", job.design.root / "design.yaml") from None
 
 
-def run_gate_job(job: GateJob) -> Verdict:
-    """The verdict on `job.candidate`, from the cache when the same inputs were judged before."""
-    return cached_result(job.cache_path, job.key, Verdict, lambda: _judge(job))
+def run_gate_job(job: GateJob, progress: Progress | None = None) -> Verdict:
+    """The verdict on `job.candidate`, from the cache when the same inputs were judged before;
+    `progress` hears the stages that run (none for a cached verdict)."""
+    return cached_result(job.cache_path, job.key, Verdict, lambda: _judge(job, progress))

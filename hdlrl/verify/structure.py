@@ -19,12 +19,13 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from hdlrl.eda.diagnostics import first_error, parse_diagnostics
+from hdlrl.eda.diagnostics import parse_diagnostics
 from hdlrl.eda.runner import ToolRunner
 from hdlrl.eda.synth.yosys import read_commands
 from hdlrl.eda.toolchain import require_tool
 from hdlrl.hdl.lexer import Token, tokenize
 from hdlrl.hdl.view import LineMap
+from hdlrl.verify.interface import yosys_error
 
 LOG = "structure.log"
 NETLIST = "structure.json"
@@ -189,8 +190,8 @@ def check_structure(runner: ToolRunner, sources: list[Path], top: str,
                         f"hierarchy -check -top {top}", "proc", "flatten", "check", f"write_json {NETLIST}"])
     run = runner.run([require_tool("yosys").path, "-q", "-l", LOG, "-p", script])
     if not run.ok:
-        reason = (f"yosys exceeded {run.limits.time_s:g} s checking the structure" if run.timed_out
-                  else first_error("yosys", run.output, f"yosys could not elaborate {top}"))
+        reason = (f"yosys {run.fault} checking the structure" if run.fault
+                  else yosys_error(runner, run, sources, f"yosys could not elaborate {top}"))
         return StructureResult(False, issues, reason)
     top_module = json.loads((runner.scratch / NETLIST).read_text())["modules"][top]
     issues += _log_issues((runner.scratch / LOG).read_text(errors="replace"), top_module)

@@ -24,6 +24,7 @@ from hdlrl.hdl.constants import evaluate, literal_value, range_width
 from hdlrl.hdl.ir import (OPERATORS, Assignment, Block, Case, CaseItem, Connection, Event, Expression, If, Loop,
                           Module, Parameter, Port, Signal, Statement)
 from hdlrl.hdl.lexer import Token, tokenize
+from hdlrl.hdl.readers import TOO_DEEP
 
 _PROCESSES = {SyntaxKind.AlwaysBlock: "always", SyntaxKind.AlwaysCombBlock: "always_comb",
               SyntaxKind.AlwaysFFBlock: "always_ff", SyntaxKind.AlwaysLatchBlock: "always_latch"}
@@ -51,7 +52,8 @@ _OUTSIDE = "`include \"{name}\" lies outside the file's folder and the include f
 
 def read_modules(text: str, path: str, defines: dict[str, str] | None = None,
                  include_dirs: Sequence[Path] = ()) -> list[Module]:
-    """Every module of `text`, parsed by pyslang; an HdlrlError(message, path, line) when pyslang reports a syntax error."""
+    """Every module of `text`, parsed by pyslang; an HdlrlError(message, path, line) when pyslang reports a syntax
+    error, or when a module's tree is deeper than Python's recursion limit."""
     folders = (Path(path).absolute().parent, *include_dirs)
     for token, name in _includes(text):
         if _escapes(name, folders):  # refused before slang opens it: it may be a device or a secret
@@ -65,7 +67,15 @@ def read_modules(text: str, path: str, defines: dict[str, str] | None = None,
     reader = _Reader(sources, buffer.id, path)
     reader.check(tree, folders)
     members = tree.root.members if tree.root.kind == SyntaxKind.CompilationUnit else [tree.root]
-    return [reader.module(member) for member in members if member.kind == SyntaxKind.ModuleDeclaration]
+    modules = []
+    for member in members:
+        if member.kind == SyntaxKind.ModuleDeclaration:
+            try:
+                modules.append(reader.module(member))
+            except RecursionError:
+                raise HdlrlError(TOO_DEEP.format(parser="pyslang"), path,
+                                 reader.line(member.header.moduleKeyword)) from None
+    return modules
 
 
 def _includes(text: str) -> Iterator[tuple[Token, str]]:

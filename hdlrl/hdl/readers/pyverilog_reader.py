@@ -10,17 +10,18 @@ arithmetic the pyslang reader uses, so both readers agree on them.
 from __future__ import annotations
 
 import bisect
-import itertools
 import math
 from collections.abc import Callable, Collection, Iterator, Sequence
 from pathlib import Path
 
 from pyverilog.vparser import ast
 
+from hdlrl.errors import HdlrlError
 from hdlrl.hdl.constants import evaluate, literal_value, range_width
 from hdlrl.hdl.ir import (Assignment, Block, Case, CaseItem, Connection, Event, Expression, If, Loop, Module,
                           Parameter, Port, Signal, Statement)
 from hdlrl.hdl.lexer import Token, tokenize
+from hdlrl.hdl.readers import TOO_DEEP
 from hdlrl.hdl.verilog_ast import parse_verilog, unparse
 
 _OPERATOR_NAMES: dict[type, str] = {
@@ -53,7 +54,8 @@ _HEADED = frozenset({"if", "for", "while", "repeat", "wait"})  # a parenthesised
 
 def read_modules(text: str, path: str, defines: dict[str, str] | None = None,
                  include_dirs: Sequence[Path] = ()) -> list[Module]:
-    """Every module of `text`, parsed by pyverilog; an HdlrlError naming path and line when pyverilog rejects it."""
+    """Every module of `text`, parsed by pyverilog; an HdlrlError naming path and line when pyverilog rejects it,
+    or when a module's tree is deeper than Python's recursion limit (a chain of a few hundred operators is)."""
     parsed = parse_verilog(text, Path(path), defines, include_dirs)
     parsed_tokens, file_tokens = tokenize(parsed.text), tokenize(text)
     modules: list[Module] = []
@@ -61,7 +63,10 @@ def read_modules(text: str, path: str, defines: dict[str, str] | None = None,
     for definition in parsed.tree.description.definitions:
         if isinstance(definition, ast.ModuleDef):
             reader = _ModuleReader(definition, path, parsed_tokens, cursor)
-            modules.append(reader.read(text, file_tokens, parsed.text))
+            try:
+                modules.append(reader.read(text, file_tokens, parsed.text))
+            except RecursionError:
+                raise HdlrlError(TOO_DEEP.format(parser="pyverilog"), path, definition.lineno) from None
             cursor = reader.cursor
     return modules
 
@@ -194,7 +199,8 @@ class _ModuleReader:
             process = _PROCESSES[type(item)]
             line, end_line = self._span_lines((process,), item.lineno)
             # pyverilog reads a missing event control (`always begin #5 ...`) as `@*`; the tokens tell them apart
-            keyword = next(index for index, token in enumerate(self.tokens) if token.line == line and token.text == process)
+            keyword = next(index for index in range(_line_start(self.tokens, line), len(self.tokens))
+                           if self.tokens[index].text == process)
             timed = keyword + 1 < len(self.tokens) and self.tokens[keyword + 1].text == "@"
             events = tuple(_event(sensitivity) for sensitivity in item.sens_list.list) if item.sens_list and timed else ()
             return [Block("always", line, end_line, _statements(item.statement), events, process)]
@@ -245,9 +251,9 @@ class _ModuleReader:
 
     def _declared_line(self, declared: ast.Variable | ast.Parameter) -> int:
         """The line of the declared name: pyverilog gives every name of `reg a,\n b;` the keyword's line."""
-        first = bisect.bisect_left(self.tokens, declared.lineno, key=lambda token: token.line)
-        later = itertools.islice(self.tokens, first, None)
-        return next((token.line for token in later if token.text == declared.name), declared.lineno)
+        later = range(_line_start(self.tokens, declared.lineno), len(self.tokens))
+        return next((self.tokens[index].line for index in later if self.tokens[index].text == declared.name),
+                    declared.lineno)
 
     def _span(self, keywords: Collection[str], line: int, find_end: _EndFinder = _construct_end,
               followers: Collection[str] | None = None) -> tuple[int, int]:
@@ -368,13 +374,19 @@ def _module_text(file_text: str, file_tokens: list[Token], parsed_text: str, par
     return file_text[first.start:last.start + len(last.text)]
 
 
+def _line_start(tokens: list[Token], line: int) -> int:
+    """Index of the first token on `line` or after it (tokens are in line order): no scan from the file's start."""
+    return bisect.bisect_left(tokens, line, key=lambda token: token.line)
+
+
 def _counterpart(parsed_tokens: list[Token], index: int, file_tokens: list[Token]) -> Token | None:
     """The file's token that `parsed_tokens[index]` came from: the same line, spelling and rank on that line.
 
     The parsed text keeps the file's lines but not its columns (macros are expanded).
     """
     token = parsed_tokens[index]
-    rank = sum(1 for earlier in parsed_tokens[:index] if earlier.line == token.line and earlier.text == token.text)
-    candidates = [candidate for candidate in file_tokens
-                  if candidate.line == token.line and candidate.text == token.text]
+    earlier = parsed_tokens[_line_start(parsed_tokens, token.line):index]
+    rank = sum(1 for other in earlier if other.text == token.text)
+    on_line = file_tokens[_line_start(file_tokens, token.line):_line_start(file_tokens, token.line + 1)]
+    candidates = [candidate for candidate in on_line if candidate.text == token.text]
     return candidates[rank] if rank < len(candidates) else None
