@@ -8,6 +8,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from hdlrl.checkpoint import refuse_unfinished
 from hdlrl.cover.flow import DEFAULT_COVER_FLOW, load_cover_flow
 from hdlrl.cover.harness import HarnessBuildError
 from hdlrl.cover.loop import CoverRun
@@ -28,6 +29,8 @@ def run_cover(arguments: argparse.Namespace) -> int:
     flow = replace(flow, objective=arguments.objective, **({"budget": arguments.budget} if arguments.budget is not None else {}))
     run_dir = arguments.out or Path("runs") / f"cover-{design.name}-{arguments.policy.replace(':', '_')}-seed{arguments.seed}"
     run_dir = run_dir.resolve()  # tools and the replay check run from other folders
+    if not arguments.resume:
+        refuse_unfinished(run_dir)
     policy = make_policy(arguments.policy, **policy_options(arguments.policy_option or []))
     run = CoverRun(design, policy, flow, run_dir, arguments.seed, False if arguments.no_sandbox else None,
                    progress=not arguments.json)

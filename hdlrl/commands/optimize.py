@@ -9,6 +9,7 @@ import tempfile
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
+from hdlrl.checkpoint import SUMMARY, refuse_unfinished
 from hdlrl.design import Design, load_design
 from hdlrl.eda.synth.recipes import recipe_options
 from hdlrl.errors import HdlrlError
@@ -53,6 +54,8 @@ def _shared(arguments: argparse.Namespace) -> _Shared:
 def optimize_design(design: Design, arguments: argparse.Namespace, run_dir: Path, shared: _Shared) -> dict:
     """Run (or resume) one optimisation with a fresh policy and write its outputs; returns the summary."""
     flow, pdk = shared.flow, shared.pdk
+    if not arguments.resume:
+        refuse_unfinished(run_dir)
     policy = make_policy(arguments.policy, **policy_options(arguments.policy_option or []))
     run = OptimizeRun(design, policy, pdk, flow, run_dir, shared.executor, shared.cache_path, arguments.seed,
                       _mode(arguments), False if arguments.no_sandbox else None, progress=not arguments.json,
@@ -76,7 +79,7 @@ def optimize_design(design: Design, arguments: argparse.Namespace, run_dir: Path
     with tempfile.TemporaryDirectory(prefix="hdlrl-best-") as folder:
         best_design = design.with_rtl(write_sources(design, best.sources, Path(folder)))
         (run_dir / "best.v").write_text(view_text(best_design, False if arguments.no_sandbox else None))
-    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    (run_dir / SUMMARY).write_text(json.dumps(summary, indent=2) + "\n")
     write_report(run_dir, run.original, best.sources)
     return summary
 

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from hdlrl.checkpoint import drop_history_after, last_checkpoint, start_fresh, write_checkpoint
+from hdlrl.checkpoint import checkpoint_kept, disk_full_stops, open_run, write_checkpoint
 from hdlrl.cover.corpus import Entry
 from hdlrl.cover.coverage import CoveragePoint, MetricSummary, merge_counts, summarise
 from hdlrl.cover.flow import CoverFlow
@@ -168,7 +168,7 @@ class CoverRun:
                                     sample.action or self.policy.name)
         except ProgramError as error:
             return Outcome(sample, None, None, {}, f"refused: {error}")
-        run = self.harness.run(render(program, self.space), name)
+        run = self.harness.run(render(program, self.space), name, self.flow.simulation_time_s)
         if not run.ok:
             return Outcome(sample, program, None, {}, run.reason)
         return Outcome(sample, program, run, self.functional_hits(run))
@@ -350,37 +350,33 @@ class CoverRun:
             self.policy.save(folder / "policy")
             (folder / "run_state.json").write_text(json.dumps(to_jsonable(self.state)))
 
-        write_checkpoint(self.run_dir, self.state.step, rows, self._settings(), save)
+        write_checkpoint(self.run_dir, "cover", self.state.step - 1, rows, self._settings(), save)
 
-    def _resume(self) -> bool:
-        """Load the last checkpoint (`hdlrl.checkpoint`); False when there is none."""
-        folder = last_checkpoint(self.run_dir, self._settings())
-        if folder is None:
-            return False
+    def _load(self, folder: Path) -> None:
+        """Continue from a checkpoint folder that `hdlrl.checkpoint` checked."""
         self.policy.load(folder / "policy")
         data = json.loads((folder / "run_state.json").read_text())
         self.state = CoverRunState(**{**data, "corpus": [Entry(**entry) for entry in data["corpus"]],
                                       "controller": KlControlState.from_dict(data["controller"])})
-        drop_history_after(self.run_dir, self.state.step)
-        return True
 
     # ------------------------------------------------------------------ the run
 
     def run(self, resume: bool = False) -> None:
         """Steps until the budget is spent or every target holds (the rest when resuming)."""
-        self.run_dir.mkdir(parents=True, exist_ok=True)
+        folder = open_run(self.run_dir, "cover", self._settings(), resume)  # before the harness: a refusal is quick
         self.prepare()
-        if not (resume and self._resume()):
-            start_fresh(self.run_dir)
+        if folder is not None:
+            self._load(folder)
         bar = tqdm(initial=self.state.proposed, total=self.flow.budget, desc=f"cover {self.design.name}",
                    unit="program", disable=not self.progress)
         while self.state.proposed < self.flow.budget and not (self.flow.stop_at_targets and self.state.simulations
                                                                and self.targets_met()):
-            rows = self.step()
-            if self.harness.code_coverage and not any(row.get("new_items") for row in rows):
-                self.examine_uncovered()  # coverage stalled: some holes may have no way in
-            self.state.step += 1
-            self._checkpoint(rows)
+            with disk_full_stops(self.run_dir, checkpoint_kept(self.state.step - 1)):  # unreachability proofs too
+                rows = self.step()
+                if self.harness.code_coverage and not any(row.get("new_items") for row in rows):
+                    self.examine_uncovered()  # coverage stalled: some holes may have no way in
+                self.state.step += 1
+                self._checkpoint(rows)
             bar.update(self.state.proposed - bar.n)
             bar.set_postfix({metric: f"{value:.2f}" for metric, value in self.fractions().items() if value is not None})
         if self.harness.code_coverage:

@@ -59,7 +59,7 @@ def replay_final_set(run: CoverRun) -> FinalSet:
     killed: dict[int, int] = {}
     for number, entry in enumerate(entries):
         stimulus = render(parse_program(entry.program, run.space, entry.seed, entry.origin), run.space)
-        result = run.harness.run(stimulus, f"{run.token}_final_{number}")
+        result = run.harness.run(stimulus, f"{run.token}_final_{number}", run.flow.simulation_time_s)
         if not result.ok:
             raise HdlrlError(f"replaying the final set failed on program {number}: {result.reason}", run.run_dir)
         stimuli.append(stimulus)

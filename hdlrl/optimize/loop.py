@@ -29,7 +29,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from hdlrl.checkpoint import drop_history_after, last_checkpoint, start_fresh, write_checkpoint
+from hdlrl.checkpoint import checkpoint_kept, disk_full_stops, open_run, write_checkpoint
 from hdlrl.design import Design
 from hdlrl.eda.synth.recipes import DEFAULT_RECIPE, recipe_options
 from hdlrl.errors import HdlrlError
@@ -248,7 +248,7 @@ class OptimizeRun:
             self.policy.save(folder / "policy")
             (folder / "run_state.json").write_text(json.dumps(to_jsonable(self.state)))
 
-        folder = write_checkpoint(self.run_dir, step, rows, self._settings(), save)
+        folder = write_checkpoint(self.run_dir, "optimize", step, rows, self._settings(), save)
         shutil.copyfile(folder / "pool.json", self.run_dir / "pool.json")
 
     def _settings(self) -> dict:
@@ -257,36 +257,33 @@ class OptimizeRun:
                 "policy": self.policy.name, "seed": self.seed, "mode": self.mode, "pdk": self.pdk.name,
                 "flow": hashlib.sha256(repr(replace(self.flow, budget=0)).encode()).hexdigest()}
 
-    def _resume(self) -> bool:
-        """Load the last checkpoint (`hdlrl.checkpoint`); False when there is none."""
-        folder = last_checkpoint(self.run_dir, self._settings())
-        if folder is None:
-            return False
+    def _load(self, folder: Path) -> None:
+        """Continue from a checkpoint folder that `hdlrl.checkpoint` checked."""
         self.pool = Pool.load(folder / "pool.json")
         self.policy.load(folder / "policy")
         data = json.loads((folder / "run_state.json").read_text())
         self.state = RunState(**{**data, "controller": KlControlState.from_dict(data["controller"])})
-        drop_history_after(self.run_dir, self.state.step)
-        return True
 
     # ------------------------------------------------------------------ the run
 
     def run(self, resume: bool = False) -> PoolState:
         """Steps until the budget is spent or nothing new is left (the rest when resuming); returns the best state."""
-        self.run_dir.mkdir(parents=True, exist_ok=True)
-        if not (resume and self._resume()):
-            start_fresh(self.run_dir)
+        folder = open_run(self.run_dir, "optimize", self._settings(), resume)
+        if folder is None:
             self._start()
+        else:
+            self._load(folder)
         bar = tqdm(initial=self.candidates_judged(), total=self.flow.budget, desc=f"optimize {self.design.name}",
                    unit="candidate", disable=not self.progress)
         while self.candidates_judged() < self.flow.budget:
-            rows = self.step(self.state.step)
-            if not rows:
-                bar.write(f"optimize {self.design.name}: no state has a new candidate left "
-                          f"after {self.candidates_judged()} candidates")
-                break
-            self.state.step += 1
-            self._checkpoint(self.state.step - 1, rows)
+            with disk_full_stops(self.run_dir, checkpoint_kept(self.state.step - 1)):  # candidates, pool.json too
+                rows = self.step(self.state.step)
+                if not rows:
+                    bar.write(f"optimize {self.design.name}: no state has a new candidate left "
+                              f"after {self.candidates_judged()} candidates")
+                    break
+                self.state.step += 1
+                self._checkpoint(self.state.step - 1, rows)
             bar.update(self.candidates_judged() - bar.n)
             bar.set_postfix(best=f"{self.best_ratio():.4f}")
         bar.close()

@@ -4,7 +4,7 @@ Files are parsed in this process (milliseconds each), grouped by the instance hi
 each group is one job: its modules are summarised children first, so that a parent's search
 sees its children's summaries. Jobs run on the project's executors (a process pool, or Ray).
 Rows are appended and flushed as jobs finish; `--resume` keeps the rows already written
-(a torn last line from a killed run is cut off) and skips their ids. Each module has a time
+(a torn last line from a killed run is cut off, a corrupt row is an error) and skips their ids. Each module has a time
 limit; a module that fails or runs out of time gets a row with `status` and `error`, and the
 batch goes on.
 """
@@ -20,11 +20,13 @@ import signal
 import time
 import threading
 from collections.abc import Callable, Iterator
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hdlrl.checkpoint import complete_lines, disk_full_stops, read_rows
 from hdlrl.errors import HdlrlError
 from hdlrl.evaluate.executors import Executor
 from hdlrl.hdl.facts import module_facts
@@ -125,7 +127,7 @@ def summarize_module(module: Module, policy: Policy, flow: SummarizeFlow,
     fluency = fluency_function(flow, policy)
 
     def score(document):
-        return score_document(document, facts, flow.weights, frozenset(child_behaviours), fluency)
+        return score_document(document, facts, flow.rewards, frozenset(child_behaviours), fluency)
 
     search = SummarySearch(policy, module.name, module.source, facts, score, flow.search,
                            {name: row["summary"] for name, row in children.items() if row.get("summary")},
@@ -189,24 +191,16 @@ class SummarizeJob:
 
 
 def read_written(out: Path) -> dict[str, dict]:
-    """The complete rows of an earlier run, by id; a torn last line (a killed run) is cut off the file."""
+    """The complete rows of an earlier run, by id; a torn last line (a killed run) is cut off the file,
+    a corrupt row before it is an error naming its line."""
     if not out.is_file():
         return {}
     data = out.read_bytes()
-    keep = data.rfind(b"\n") + 1  # bytes up to the last complete line
-    rows: dict[str, dict] = {}
-    offset = 0
-    for line in data[:keep].split(b"\n")[:-1]:
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError:
-            keep = offset  # a corrupt line: keep only what came before it
-            break
-        rows[row["id"]] = row
-        offset += len(line) + 1
-    if keep < len(data):
+    complete = complete_lines(data)
+    rows = {row["id"]: row for row in read_rows(complete, out, "id")}
+    if len(complete) < len(data):
         with out.open("r+b") as handle:
-            handle.truncate(keep)
+            handle.truncate(len(complete))
     return rows
 
 
@@ -254,10 +248,17 @@ def write_batch(plan: BatchPlan, executor: Executor, out: Path,
     keeps every finished row; the rows the plan resumes from stay. Returns every row."""
     out.parent.mkdir(parents=True, exist_ok=True)
     rows = list(plan.written.values())
-    with out.open("a" if plan.written else "w") as handle:
-        for row in itertools.chain(plan.unread, (row for job_rows in executor.map(plan.jobs) for row in job_rows)):
-            handle.write(json.dumps(row) + "\n")
-            handle.flush()
-            rows.append(row)
-            progress(row)
+    with (disk_full_stops(out, "every row written is kept: free space and run again with --resume"),
+          out.open("a" if plan.written else "w") as handle):
+        try:
+            for row in itertools.chain(plan.unread, (row for rows_of_job in executor.map(plan.jobs)
+                                                     for row in rows_of_job)):
+                handle.write(json.dumps(row) + "\n")
+                handle.flush()
+                rows.append(row)
+                progress(row)
+        except BrokenProcessPool:
+            raise HdlrlError(f"a worker process died (a crash in a parser's native code?) after {len(rows)} rows; "
+                             "every row written is kept: run again with --resume (--workers 1 names the module)",
+                             out) from None
     return rows
