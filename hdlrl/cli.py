@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import importlib.metadata
+import os
 import sys
 import warnings
 from pathlib import Path
 
+from hdlrl.checkpoint import DISK_FULL
 from hdlrl.errors import HdlrlError
 
 
@@ -206,12 +208,26 @@ def build_parser() -> argparse.ArgumentParser:
     bench_summarize.add_argument("--rounds", type=int, default=2)
     bench_summarize.add_argument("--workers", type=_positive_int, default=2)
     bench_summarize.add_argument("--output", type=Path, help="write the results JSON here")
+    for subcommands in (commands, pdk_commands, bench_commands):
+        for command_parser in subcommands.choices.values():
+            command_parser.set_defaults(command_parser=command_parser)  # the innermost command's wins
     return parser
 
 
+def _one_line_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                      line: str | None = None) -> str:
+    """A warning as hdlrl prints everything else: one line, no source excerpt."""
+    return f"hdlrl: warning: {message}\n"
+
+
 def main(argv: list[str] | None = None) -> int:
-    arguments = build_parser().parse_args(argv)
-    warnings.simplefilter("ignore")  # tool warnings are reported in results, not on the terminal
+    arguments, unknown = build_parser().parse_known_args(argv)
+    if unknown:  # said with the usage of the command they were given to, not the top level's
+        arguments.command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    # Python's defaults show each distinct warning once per place; add deprecations met by
+    # hdlrl's own calls, which the defaults hide outside __main__.
+    warnings.filterwarnings("default", category=DeprecationWarning, module=r"hdlrl\b")
+    warnings.formatwarning = _one_line_warning
     try:
         if arguments.command == "tools":
             from hdlrl.commands.tools import run_tools
@@ -283,6 +299,12 @@ def main(argv: list[str] | None = None) -> int:
             return run_bench_eval(arguments)
     except HdlrlError as error:
         print(f"hdlrl: error: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:
+        if error.errno not in DISK_FULL:
+            raise
+        print(f"hdlrl: error: {os.strerror(error.errno)} writing {error.filename}; a run keeps its last "
+              "checkpoint: free space and run again with --resume", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("hdlrl: interrupted", file=sys.stderr)
