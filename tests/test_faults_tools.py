@@ -139,8 +139,10 @@ def test_optimize_records_each_tool_fault_and_judges_the_candidates_after_it(tmp
 
 def test_cover_records_a_crashed_and_a_stalled_simulation(tmp_path: Path) -> None:
     """Icarus runs each program as `vvp ... +stimulus=<run>_s<step>_<sample>.hex`: program 1 of
-    step 0 crashes, program 2 of step 1 sleeps until the runner finds it idle."""
-    vvp = _stand_in(tmp_path, "vvp", f'case "$*" in\n  *_s0_1.hex*) {CRASH} ;;\n  *_s1_2.hex*) {SLEEP} ;;\nesac')
+    step 0 crashes, program 2 of step 1 sleeps until the runner finds it idle, and the replay of
+    the final set's first program (`<run>_final_0.hex`) crashes too."""
+    vvp = _stand_in(tmp_path, "vvp", f'case "$*" in\n  *_s0_1.hex*) {CRASH} ;;\n  *_s1_2.hex*) {SLEEP} ;;\n'
+                    f'  *_final_0.hex*) {CRASH} ;;\nesac')
     flow = _flow(tmp_path, "cover.yaml", {"group_size: 8 ": "group_size: 4 ", "mutants: 30 ": "mutants: 0 ",
                                           "simulator: verilator": "simulator: icarus",
                                           "stop_at_targets: true": "stop_at_targets: false"})
@@ -149,7 +151,10 @@ def test_cover_records_a_crashed_and_a_stalled_simulation(tmp_path: Path) -> Non
                   "--seed", "2", "--no-sandbox", "--json",
                   env={"HDLRL_VVP": str(vvp), "HDLRL_CACHE_DIR": str(tmp_path / "cache")})
     assert result.returncode == 0, result.stderr[-2000:]
-    assert json.loads(result.stdout)["simulations"] == 6
+    summary = json.loads(result.stdout)
+    assert summary["simulations"] == 6
+    assert [entry["reason"] for entry in summary["final_dropped"]] == ["the harness run crashed (signal 11, SIGSEGV)"]
+    assert summary["final_programs"] >= 1 and summary["replay_check"]["passes_on_reference"]
     programs = {(row["step"], row["sample"]): row for row in _rows(out / "history.jsonl") if row["kind"] == "program"}
     assert programs.pop((0, 1))["reason"] == "the harness run crashed (signal 11, SIGSEGV)"
     assert programs.pop((1, 2))["reason"] == "the harness run stalled: used no CPU for 30 s"

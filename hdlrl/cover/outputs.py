@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import warnings
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,15 +46,19 @@ class FinalSet:
     functional: dict[str, int]
     killed: dict[int, int]  # mutant index -> the final-set program that killed it first
     files: ReplayFiles
+    dropped: list[dict]  # programs whose replay failed (a crash or stall of the simulator), with the reason
 
 
 def replay_final_set(run: CoverRun) -> FinalSet:
-    """Minimise the corpus and simulate the kept programs again, recording the reference's outputs."""
+    """Minimise the corpus and simulate the kept programs again, recording the reference's outputs.
+
+    A program whose replay fails (the simulator crashed or stalled: it ran in the loop) is left
+    out of the testbench, with a warning and its reason in the summary; the run goes on."""
     programs = {entry.program: parse_program(entry.program, run.space, entry.seed, entry.origin)
                 for entry in run.state.corpus}
     cycles = {text: program.cycles for text, program in programs.items()}
     entries = greedy_cover(run.state.corpus, cycles)
-    stimuli, expected = [], []
+    stimuli, expected, kept, dropped = [], [], [], []
     code: dict[str, int] = {}
     functional: dict[str, int] = {}
     killed: dict[int, int] = {}
@@ -61,15 +66,21 @@ def replay_final_set(run: CoverRun) -> FinalSet:
         stimulus = render(parse_program(entry.program, run.space, entry.seed, entry.origin), run.space)
         result = run.harness.run(stimulus, f"{run.token}_final_{number}", run.flow.simulation_time_s)
         if not result.ok:
-            raise HdlrlError(f"replaying the final set failed on program {number}: {result.reason}", run.run_dir)
+            warnings.warn(f"{run.design.name}: final-set program {number} left out of the testbench: {result.reason}",
+                          stacklevel=2)
+            dropped.append({"program": json.loads(entry.program), "reason": result.reason})
+            continue
+        kept.append(entry)
         stimuli.append(stimulus)
         expected.append(result.outputs)
         code = merge_counts(code, result.coverage)
         functional = merge_hits(functional, run.functional_hits(result))
         for mutant in result.killed:
-            killed.setdefault(mutant, number)
+            killed.setdefault(mutant, len(kept) - 1)
+    if entries and not kept:
+        raise HdlrlError(f"replaying the final set failed on every program: {dropped[-1]['reason']}", run.run_dir)
     files = write_replay(run.run_dir, run.design, run.interface, run.space.ports, stimuli, expected)
-    return FinalSet(entries, code, functional, killed, files)
+    return FinalSet(kept, code, functional, killed, files, dropped)
 
 
 def coverage_document(run: CoverRun, final: FinalSet) -> dict:
@@ -161,7 +172,7 @@ def write_outputs(run: CoverRun) -> dict:
         "mutation_score": document["mutation_score"], "mutants": len(run.mutants) + len(run.hanging),
         "hanging_mutants": len(run.hanging), "unbuildable_mutants": len(run.unbuildable),
         "simulations": run.state.simulations, "proposed": run.state.proposed, "refused": run.state.refused,
-        "final_programs": len(final.entries), "final_cycles": final.files.cycles,
+        "final_programs": len(final.entries), "final_cycles": final.files.cycles, "final_dropped": final.dropped,
         "unreachable": len(run.state.unreachable), "targets": run.targets,
         "targets_met": all((totals.get(metric, {}).get("fraction") or 0.0) >= target - 1e-12
                            for metric, target in run.targets.items()
