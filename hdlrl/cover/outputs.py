@@ -24,6 +24,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from hdlrl.checkpoint import SUMMARY
 from hdlrl.cover.coverage import CoveragePoint, merge_counts, read_coverage_file, summarise
 from hdlrl.cover.functional import fraction, merge_hits
 from hdlrl.cover.corpus import Entry, greedy_cover
@@ -35,7 +36,6 @@ from hdlrl.errors import HdlrlError
 from hdlrl.hdl.mutate import write_mutant
 
 COVERAGE_FILE = "coverage.json"
-SUMMARY_FILE = "summary.json"
 REPLAY_HIERARCHY = "TOP.hdlrl_replay_tb.hdlrl_dut"
 
 
@@ -182,6 +182,6 @@ def write_outputs(run: CoverRun) -> dict:
         "coverage_file": str(run.run_dir / COVERAGE_FILE),
         "replay_check": check_replay(run, final),
     }
-    (run.run_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=1))
+    (run.run_dir / SUMMARY).write_text(json.dumps(summary, indent=1))
     write_cover_report(run.run_dir)
     return summary

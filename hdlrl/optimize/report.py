@@ -19,7 +19,7 @@ from pathlib import Path
 
 from hdlrl.hdl.lexer import Token, tokenize
 from hdlrl.html_report import REPORT, STYLE as BASE_STYLE, Point, Series, html_page, html_table, svg_chart
-from hdlrl.checkpoint import HISTORY
+from hdlrl.checkpoint import HISTORY, SUMMARY
 
 PPA_FIELDS = (("area_um2", "area (um²)"), ("delay_ns", "delay (ns)"), ("power_mw", "power (mW)"))
 CONTROLLER_FIELDS = ("delta", "delta_action", "kl_coef", "kl_coef_action", "reference_kl",
@@ -216,7 +216,7 @@ def _history_tables(history: RunHistory) -> list[str]:
 
 def write_report(run_dir: Path, original_sources: dict[str, str], best_sources: dict[str, str]) -> Path:
     """Write run_dir/report.html from summary.json, history.jsonl and the two designs; returns its path."""
-    summary = json.loads((run_dir / "summary.json").read_text())
+    summary = json.loads((run_dir / SUMMARY).read_text())
     history = load_history(run_dir / HISTORY)
     body = [*_summary_tables(summary), *_plots(history, summary),
             "<h2>Edit fidelity</h2>", html_table(("measure", "value"), _fidelity_rows(original_sources, best_sources)),
