@@ -234,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
 
             return run_tools()
         if arguments.command == "eval":
-            from hdlrl.commands.evaluate import run_eval
+            from hdlrl.commands.eval import run_eval
 
             return run_eval(arguments)
         if arguments.command == "gate":
@@ -294,7 +294,7 @@ def main(argv: list[str] | None = None) -> int:
 
             return run_bench_cover(arguments)
         if arguments.command == "bench":
-            from hdlrl.bench.evaluate import run_bench_eval
+            from hdlrl.bench.bridge import run_bench_eval
 
             return run_bench_eval(arguments)
     except HdlrlError as error:

@@ -23,11 +23,11 @@ from pathlib import Path
 from hdlrl.design import Design, load_design
 from hdlrl.errors import HdlrlError
 from hdlrl.evaluate.cache import default_cache_path
-from hdlrl.hdl.mutate import parse_rtl, write_sources
+from hdlrl.hdl.mutants import parse_rtl, write_sources
 from hdlrl.hdl.rewrites import RULES, apply_everywhere, rule_options, variant_name
 from hdlrl.hdl.verilog_ast import ParsedSource, unparse
 from hdlrl.pdk import get_pdk
-from hdlrl.verify.flow import DEFAULT_GATE_FLOW, load_gate_flow
+from hdlrl.verify.gate_flow import DEFAULT_GATE_FLOW, load_gate_flow
 from hdlrl.verify.job import GateJob, run_gate_job
 
 

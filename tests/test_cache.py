@@ -13,7 +13,7 @@ from hdlrl.design import load_design
 from hdlrl.eda.synth.yosys import SynthOptions
 from hdlrl.evaluate import job as job_module
 from hdlrl.evaluate.cache import ResultCache, cache_key
-from hdlrl.evaluate.flow import load_flow
+from hdlrl.evaluate.eval_flow import load_flow
 from hdlrl.evaluate.job import EvalJob, run_job
 from hdlrl.pdk import get_pdk
 

@@ -12,7 +12,7 @@ from hdlrl.cli import main
 from hdlrl.design import load_design
 from hdlrl.evaluate.cascade import evaluate
 from hdlrl.evaluate.executors.local import LocalExecutor
-from hdlrl.evaluate.flow import load_flow
+from hdlrl.evaluate.eval_flow import load_flow
 from hdlrl.evaluate.job import EvalJob
 from hdlrl.pdk import get_pdk
 

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from hdlrl.cover.flow import load_cover_flow
+from hdlrl.cover.cover_flow import load_cover_flow
 from hdlrl.errors import HdlrlError
-from hdlrl.evaluate.flow import load_flow
-from hdlrl.optimize.flow import load_optimize_flow
-from hdlrl.summarize.flow import load_summarize_flow
-from hdlrl.verify.flow import load_gate_flow
+from hdlrl.evaluate.eval_flow import load_flow
+from hdlrl.optimize.optimize_flow import load_optimize_flow
+from hdlrl.summarize.summarize_flow import load_summarize_flow
+from hdlrl.verify.gate_flow import load_gate_flow
 
 FLOWS = Path(__file__).resolve().parents[1] / "flows"
 LOADERS = {"eval.yaml": load_flow, "gate.yaml": load_gate_flow, "optimize.yaml": load_optimize_flow,

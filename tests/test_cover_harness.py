@@ -16,7 +16,7 @@ from hdlrl.cover.unreachable import unreachable_points
 from hdlrl.design import load_design
 from hdlrl.eda.runner import ToolRunner
 from hdlrl.eda.toolchain import has_tool
-from hdlrl.hdl.mutate import make_mutants
+from hdlrl.hdl.mutants import make_mutants
 from hdlrl.verify.interface import read_interface
 
 from conftest import DESIGNS_DIR

@@ -17,12 +17,11 @@ from conftest import DESIGNS_DIR  # noqa: E402
 from test_policy_hf import tokenizer  # noqa: E402,F401  (a fixture)
 from tiny_lm import tiny_llama  # noqa: E402
 
-from hdlrl.cover.flow import load_cover_flow  # noqa: E402
+from hdlrl.cover.cover_flow import load_cover_flow  # noqa: E402
 from hdlrl.cover.loop import CoverRun  # noqa: E402
 from hdlrl.design import load_design  # noqa: E402
 from hdlrl.eda.toolchain import has_tool  # noqa: E402
 from hdlrl.policy.hf import HuggingFacePolicy  # noqa: E402
-from hdlrl.policy.prompt import build_messages  # noqa: E402
 
 pytestmark = [pytest.mark.skipif(not has_tool("verilator"), reason="needs verilator"),
               pytest.mark.filterwarnings("ignore:`is_gradient_checkpointing` is deprecated:FutureWarning"),
@@ -39,7 +38,7 @@ def test_a_language_model_proposes_programs_and_the_run_continues(tokenizer, tmp
     assert run.state.refused and all(reason.startswith("refused: ") for reason in run.state.feedback)
 
     state = run.cover_state()
-    prompt = build_messages(state)[1]["content"]
+    prompt = state.messages()[1]["content"]
     assert "Inputs you drive each clock cycle: a (3 bits), en (1 bit)." in prompt
     assert "Not reached yet" in prompt and state.uncovered[0] in prompt
     assert "Your last programs were refused" in prompt and state.feedback[-1] in prompt

@@ -15,12 +15,13 @@ import pytest
 
 from conftest import DESIGNS_DIR
 from hdlrl.cli import main
-from hdlrl.cover.flow import load_cover_flow
+from hdlrl.cover.cover_flow import load_cover_flow
 from hdlrl.cover.loop import CoverRun
 from hdlrl.design import load_design
 from hdlrl.eda.toolchain import has_tool
 from hdlrl.errors import HdlrlError
-from hdlrl.policy.base import CoverState, Sample, UpdateStats
+from hdlrl.cover.prompt import CoverState
+from hdlrl.ttt.protocol import Sample, UpdateStats
 
 FLOWS = Path(__file__).resolve().parents[1] / "flows"
 pytestmark = pytest.mark.skipif(not (has_tool("verilator") and has_tool("iverilog") and has_tool("yosys")),

@@ -11,10 +11,10 @@ import pytest
 
 from hdlrl.design import Design, load_design
 from hdlrl.eda.runner import ToolRunner
-from hdlrl.evaluate.flow import FLOWS_DIR
+from hdlrl.evaluate.eval_flow import FLOWS_DIR
 from hdlrl.evaluate.staging import stage_scratch
 from hdlrl.verify.diffsim import DiffSimOptions, DiffSimResult, differential_simulation, generate_stimulus
-from hdlrl.verify.flow import load_gate_flow
+from hdlrl.verify.gate_flow import load_gate_flow
 from hdlrl.verify.interface import Interface, read_interface
 
 from conftest import DESIGNS_DIR

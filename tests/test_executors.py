@@ -7,7 +7,7 @@ import pytest
 from conftest import DESIGNS_DIR
 from hdlrl.design import load_design
 from hdlrl.evaluate.executors import make_executor
-from hdlrl.evaluate.flow import load_flow
+from hdlrl.evaluate.eval_flow import load_flow
 from hdlrl.evaluate.job import EvalJob
 from hdlrl.pdk import get_pdk
 

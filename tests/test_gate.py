@@ -15,7 +15,7 @@ import pytest
 from hdlrl.cli import main
 from hdlrl.design import load_design
 from hdlrl.pdk import get_pdk
-from hdlrl.verify.flow import GateFlow, load_gate_flow
+from hdlrl.verify.gate_flow import GateFlow, load_gate_flow
 from hdlrl.verify.gate import Verdict, gate
 from hdlrl.verify.reward import ACCEPTED_CAP, STAGE_CREDIT, accepted_reward, rejected_reward
 

@@ -21,7 +21,7 @@ from hdlrl.evaluate.cache import default_cache_path
 from hdlrl.evaluate.executors import make_executor
 from hdlrl.pdk import get_pdk
 from hdlrl.verify.corpus import AttackResult, load_corpus, run_corpus
-from hdlrl.verify.flow import load_gate_flow
+from hdlrl.verify.gate_flow import load_gate_flow
 from hdlrl.verify.reward import ACCEPTED_CAP
 
 CORPUS = Path(__file__).resolve().parent / "gate_corpus" / "corpus.yaml"

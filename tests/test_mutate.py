@@ -12,9 +12,9 @@ import pytest
 from conftest import DESIGNS_DIR
 from hdlrl.design import load_design
 from hdlrl.errors import HdlrlError
-from hdlrl.hdl.equivalent import equivalent_rewrites
+from hdlrl.hdl.equivalent_rewrites import equivalent_rewrites
 from hdlrl.hdl.lexer import normalise
-from hdlrl.hdl.mutate import MUTATION_OPERATORS, OPERATOR_FAMILIES, check_round_trip, make_mutants, write_mutant
+from hdlrl.hdl.mutants import MUTATION_OPERATORS, OPERATOR_FAMILIES, check_round_trip, make_mutants, write_mutant
 from hdlrl.hdl.verilog_ast import parse_verilog, shared_parser, unparse
 
 # Between them these designs have every construct a mutation operator needs.
@@ -118,7 +118,7 @@ def test_round_trip_failure_names_the_file() -> None:
 
 def test_equivalent_rewrites_pass_the_testbench(tmp_path: Path) -> None:
     from hdlrl.evaluate.cascade import evaluate
-    from hdlrl.evaluate.flow import load_flow
+    from hdlrl.evaluate.eval_flow import load_flow
     from hdlrl.pdk import get_pdk
 
     pdk, flow = get_pdk("generic"), load_flow()

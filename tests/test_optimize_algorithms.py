@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from hdlrl.optimize.advantages import (
+from hdlrl.ttt.advantages import (
     LN2,
     effective_sample_size,
     entropic_beta,
@@ -16,8 +16,8 @@ from hdlrl.optimize.advantages import (
     leave_one_out_weights,
     rank_advantages,
 )
-from hdlrl.optimize.kl_control import KlControlConfig, KlControlSignals, KlControlState, update_kl_budget
-from hdlrl.optimize.puct import Pool, PoolState, puct_score, rank_prior, source_hash
+from hdlrl.ttt.kl_control import KlControlConfig, KlControlSignals, KlControlState, update_kl_budget
+from hdlrl.ttt.pool import Pool, PoolState, puct_score, rank_prior, source_hash
 
 SQRT3 = math.sqrt(3.0)
 

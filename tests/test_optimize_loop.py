@@ -15,7 +15,7 @@ import pytest
 from conftest import DESIGNS_DIR
 from hdlrl.cli import main
 from hdlrl.errors import HdlrlError
-from hdlrl.optimize.flow import load_optimize_flow
+from hdlrl.optimize.optimize_flow import load_optimize_flow
 from hdlrl.optimize.reward import accepted_reward, rejected_reward
 
 FLOWS = Path(__file__).resolve().parents[1] / "flows"

@@ -60,7 +60,7 @@ def test_sky130_maps_and_times(tmp_path: Path, pdk_dir: Path) -> None:
     from conftest import DESIGNS_DIR
     from hdlrl.design import load_design
     from hdlrl.evaluate.cascade import evaluate
-    from hdlrl.evaluate.flow import load_flow
+    from hdlrl.evaluate.eval_flow import load_flow
 
     if not (pdk_dir / "sky130hd_tt.lib.gz").exists():
         pytest.skip("sky130hd liberty not in the PDK folder")

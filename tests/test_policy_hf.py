@@ -16,9 +16,8 @@ from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers  # 
 from hdlrl.errors import HdlrlError  # noqa: E402
 from tiny_lm import END, tiny_llama  # noqa: E402
 from hdlrl.policy import make_policy  # noqa: E402
-from hdlrl.policy.base import DesignState  # noqa: E402
+from hdlrl.optimize.prompt import DesignState  # noqa: E402
 from hdlrl.policy.hf import HuggingFacePolicy  # noqa: E402
-from hdlrl.policy.prompt import build_messages  # noqa: E402
 
 ADDER = "module add8(input [7:0] a, b, output [7:0] y);\n  assign y = a + b;\nendmodule\n"
 STATE = DesignState("add8", "add8", "An 8-bit adder.", {"rtl/add8.v": ADDER},
@@ -33,7 +32,7 @@ def tokenizer() -> transformers.PreTrainedTokenizerFast:
     backend = Tokenizer(models.BPE())
     backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     backend.decoder = decoders.ByteLevel()
-    corpus = [ADDER, "always @(posedge clk) q <= d;", *[message["content"] for message in build_messages(STATE)]]
+    corpus = [ADDER, "always @(posedge clk) q <= d;", *[message["content"] for message in STATE.messages()]]
     backend.train_from_iterator(corpus, trainers.BpeTrainer(vocab_size=512, special_tokens=[END],
                                                             initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
     return transformers.PreTrainedTokenizerFast(tokenizer_object=backend, eos_token=END)
@@ -98,8 +97,8 @@ def test_prompt_goes_through_the_chat_template_when_the_tokenizer_has_one(tokeni
 def test_make_policy_loads_a_local_checkpoint_offline(tokenizer, tmp_path):
     tiny_llama(tokenizer).save_pretrained(tmp_path / "tiny")
     tokenizer.save_pretrained(tmp_path / "tiny")
-    policy = make_policy(f"hf:{tmp_path / 'tiny'}", lora_rank=4, max_new_tokens=4)
+    policy = make_policy(f"hf:{tmp_path / 'tiny'}", {}, lora_rank=4, max_new_tokens=4)
     assert policy.name == f"hf:{tmp_path / 'tiny'}" and policy.trainable
     assert len(policy.sample(STATE, 2, rng_seed=0)) == 2
     with pytest.raises(HdlrlError, match="cannot load model .* offline"):
-        make_policy(f"hf:{tmp_path / 'missing'}")
+        make_policy(f"hf:{tmp_path / 'missing'}", {})

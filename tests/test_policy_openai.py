@@ -12,7 +12,7 @@ import pytest
 
 from hdlrl.errors import HdlrlError
 from hdlrl.policy import make_policy
-from hdlrl.policy.base import DesignState
+from hdlrl.optimize.prompt import DesignState
 from hdlrl.policy.openai import OpenAIPolicy
 
 ADDER = "module add8(input [7:0] a, b, output [7:0] y);\n  assign y = b + a;\nendmodule"
@@ -72,7 +72,7 @@ def server() -> Iterator[type[ChatServer]]:
 
 def test_k_samples_with_extracted_sources(server, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    policy = make_policy(f"openai:{server.url}/v1", temperature=0.7)
+    policy = make_policy(f"openai:{server.url}/v1", {}, temperature=0.7)
     assert policy.name == "openai:tiny-coder" and not policy.trainable  # the model the server lists
     samples = policy.sample(STATE, 3, rng_seed=5)
     assert len(samples) == 3

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from hdlrl.errors import HdlrlError
+from hdlrl.optimize.rewrite_policy import EMBEDDED_POLICIES
 from hdlrl.policy import make_policy
-from hdlrl.policy.base import DesignState
-from hdlrl.policy.prompt import build_messages, candidate_sources, extract_sources
+from hdlrl.optimize.prompt import DesignState
+from hdlrl.optimize.prompt import extract_sources
 
 ADDER = "module add8(input [7:0] a, b, output [7:0] y);\n  assign y = a + b;\nendmodule"
 HELPER = "module half(input a, b, output s, c);\n  assign {c, s} = a + b;\nendmodule"
@@ -24,7 +25,7 @@ def _state(**changes) -> DesignState:
 
 
 def test_prompt_carries_description_rtl_ppa_feedback_and_rules():
-    system, user = build_messages(_state())
+    system, user = _state().messages()
     assert system["role"] == "system" and user["role"] == "user"
     text = user["content"]
     assert "An 8-bit adder without carry out." in text
@@ -37,7 +38,7 @@ def test_prompt_carries_description_rtl_ppa_feedback_and_rules():
 
 
 def test_prompt_without_ppa_or_feedback():
-    text = build_messages(_state(ppa=None, reference_ppa=None, feedback=[]))[1]["content"]
+    text = _state(ppa=None, reference_ppa=None, feedback=[]).messages()[1]["content"]
     assert "PPA of the current RTL: not measured yet." in text
     assert "rejected" not in text
 
@@ -78,17 +79,17 @@ def test_unterminated_fence_of_a_truncated_answer():
 def test_prose_only_is_none():
     assert extract_sources("I cannot improve this design; the module is already minimal.", ["rtl/add8.v"]) is None
     assert extract_sources("```python\nprint('module')\n```", ["rtl/add8.v"]) is None
-    assert candidate_sources("no code here", _state()) == {}
+    assert _state().sources_from("no code here") == {}
 
 
 def test_candidate_keeps_the_files_the_answer_leaves_out():
     state = _state(sources={"rtl/add8.v": ADDER + "\n", "rtl/half.v": HELPER + "\n"})
     rewritten = ADDER.replace("a + b", "b + a")
-    sources = candidate_sources(f"```verilog\n// file: rtl/add8.v\n{rewritten}\n```", state)
+    sources = state.sources_from(f"```verilog\n// file: rtl/add8.v\n{rewritten}\n```")
     assert sources == {"rtl/add8.v": rewritten + "\n", "rtl/half.v": HELPER + "\n"}
 
 
 def test_unknown_policy_spec_is_one_clear_error():
-    for spec in ("gpt", "hf:", "openai"):
-        with pytest.raises(HdlrlError, match=r"unknown policy .* \(known: rewrite, cdg, random, compose, hf:PATH_OR_NAME, openai:URL\)"):
-            make_policy(spec)
+    for spec in ("gpt", "hf:", "openai", "cdg"):  # cdg is cover's, not optimize's
+        with pytest.raises(HdlrlError, match=r"unknown policy .* \(known: rewrite, hf:PATH_OR_NAME, openai:URL\)"):
+            make_policy(spec, EMBEDDED_POLICIES)

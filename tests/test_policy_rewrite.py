@@ -10,9 +10,10 @@ import torch
 
 from conftest import DESIGNS_DIR
 from hdlrl.design import load_design
-from hdlrl.optimize.puct import source_hash
+from hdlrl.ttt.pool import source_hash
+from hdlrl.optimize.rewrite_policy import EMBEDDED_POLICIES
 from hdlrl.policy import make_policy
-from hdlrl.policy.base import DesignState
+from hdlrl.optimize.prompt import DesignState
 
 
 def _state(name: str) -> DesignState:
@@ -22,7 +23,7 @@ def _state(name: str) -> DesignState:
 
 
 def test_samples_are_distinct_seeded_rewrites_with_log_probabilities() -> None:
-    policy = make_policy("rewrite")
+    policy = make_policy("rewrite", EMBEDDED_POLICIES)
     state = _state("traffic_light")  # rewrites with a site: two state encodings and gated accumulate
     samples = policy.sample(state, 7, rng_seed=5)
     assert [sample.text for sample in samples] == [sample.text for sample in policy.sample(state, 7, rng_seed=5)]
@@ -40,7 +41,7 @@ def test_samples_are_distinct_seeded_rewrites_with_log_probabilities() -> None:
 
 
 def test_candidates_the_run_has_judged_are_not_proposed_again() -> None:
-    policy = make_policy("rewrite")
+    policy = make_policy("rewrite", EMBEDDED_POLICIES)
     state = _state("traffic_light")
     first = policy.sample(state, 2, rng_seed=3)
     known = frozenset(source_hash(sample.sources, sample.recipe) for sample in first)
@@ -49,7 +50,7 @@ def test_candidates_the_run_has_judged_are_not_proposed_again() -> None:
 
 
 def test_an_update_moves_probability_towards_the_positive_advantage(tmp_path: Path) -> None:
-    policy = make_policy("rewrite", learning_rate=0.5)
+    policy = make_policy("rewrite", EMBEDDED_POLICIES, learning_rate=0.5)
     state = _state("traffic_light")
     samples = policy.sample(state, 2, rng_seed=1)
     assert samples[0].action != samples[1].action
@@ -68,7 +69,7 @@ def test_an_update_moves_probability_towards_the_positive_advantage(tmp_path: Pa
     assert again.kl > 0 and again.step_kl > 0
 
     policy.save(tmp_path / "policy")
-    restored = make_policy("rewrite")
+    restored = make_policy("rewrite", EMBEDDED_POLICIES)
     restored.load(tmp_path / "policy")
     assert torch.equal(restored.softmax.weights, policy.softmax.weights)
     assert [sample.logprob for sample in restored.sample(state, 2, rng_seed=9)] == \

@@ -10,7 +10,7 @@ from conftest import DESIGNS_DIR
 from hdlrl.design import load_design
 from hdlrl.eda.synth.recipes import RECIPES, recipe_options
 from hdlrl.pdk import get_pdk
-from hdlrl.verify.flow import load_gate_flow
+from hdlrl.verify.gate_flow import load_gate_flow
 from hdlrl.verify.job import GateJob, run_gate_job
 
 

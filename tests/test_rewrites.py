@@ -13,9 +13,9 @@ import pytest
 
 from conftest import DESIGNS_DIR
 from hdlrl.design import load_design
-from hdlrl.evaluate.flow import load_flow
+from hdlrl.evaluate.eval_flow import load_flow
 from hdlrl.evaluate.job import EvalJob, run_job
-from hdlrl.hdl.mutate import parse_rtl, write_mutant, write_sources
+from hdlrl.hdl.mutants import parse_rtl, write_mutant, write_sources
 from hdlrl.hdl.rewrites import RULES, applicable_rewrites, apply_everywhere, apply_rewrite
 from hdlrl.hdl.rewrites.scope import Scope, modules
 from hdlrl.hdl.verilog_ast import parse_verilog, unparse
@@ -356,7 +356,7 @@ WINNERS = [("freq_divbyeven", "counter_width", ""), ("sub_64bit", "prefix_adder"
 def test_winning_rewrites_are_accepted_and_cut_the_ppa_product(name: str, rule: str, option: str,
                                                                 imported_rtllm: Path, pdk_dir: Path,
                                                                 tmp_path: Path) -> None:
-    from hdlrl.verify.flow import DEFAULT_GATE_FLOW, load_gate_flow
+    from hdlrl.verify.gate_flow import DEFAULT_GATE_FLOW, load_gate_flow
     from hdlrl.verify.job import GateJob, run_gate_job
 
     design = load_design(imported_rtllm / name)

@@ -11,10 +11,10 @@ import pytest
 from hdlrl.hdl.facts import module_facts
 from hdlrl.hdl.rename import alpha_renames, rename_identifiers
 from hdlrl.hdl.sources import Hierarchy, read_source
-from hdlrl.policy.compose import ComposePolicy
+from hdlrl.summarize.compose_policy import ComposePolicy
 from hdlrl.summarize.batch import summarize_module
 from hdlrl.summarize.claims import Claim, Scope, check, text_claims
-from hdlrl.summarize.flow import load_summarize_flow
+from hdlrl.summarize.summarize_flow import load_summarize_flow
 
 ROOT = Path(__file__).resolve().parent.parent
 RTL_FILES = sorted(ROOT.glob("designs/*/rtl/*.v"))

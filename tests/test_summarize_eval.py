@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from hdlrl.summarize.evaluate import SentenceEmbedder, longest_common_subsequence, rouge_l
+from hdlrl.summarize.reference_scores import SentenceEmbedder, longest_common_subsequence, rouge_l
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -22,16 +22,15 @@ from hdlrl.errors import HdlrlError  # noqa: E402
 from hdlrl.hdl.facts import module_facts  # noqa: E402
 from hdlrl.hdl.ir import Module  # noqa: E402
 from hdlrl.hdl.sources import read_source  # noqa: E402
-from hdlrl.policy.base import SummaryState  # noqa: E402
-from hdlrl.policy.compose import (LEVELS, PHRASINGS, ComposePolicy, block_sentences, join,  # noqa: E402
+from hdlrl.summarize.prompt import SummaryState  # noqa: E402
+from hdlrl.summarize.compose_policy import (LEVELS, PHRASINGS, ComposePolicy, block_sentences, join,  # noqa: E402
                                   module_candidates)
 from hdlrl.policy.hf import HuggingFacePolicy  # noqa: E402
-from hdlrl.policy.prompt import build_messages, candidate_sources  # noqa: E402
-from hdlrl.policy.summary_prompt import format_document, parse_document  # noqa: E402
+from hdlrl.summarize.prompt import format_document, parse_document  # noqa: E402
 from hdlrl.summarize.batch import fluency_function, summarize_module  # noqa: E402
 from hdlrl.summarize.claims import Claim, hallucination  # noqa: E402
 from hdlrl.summarize.document import Document  # noqa: E402
-from hdlrl.summarize.flow import load_summarize_flow  # noqa: E402
+from hdlrl.summarize.summarize_flow import load_summarize_flow  # noqa: E402
 from hdlrl.summarize.fluency import LanguageModelFluency, embedded_fluency  # noqa: E402
 from hdlrl.summarize.search import SummarySearch  # noqa: E402
 
@@ -54,7 +53,7 @@ def _state(module: Module, action: str, document: Document | None = None, block:
 def test_the_prompt_holds_source_facts_blocks_and_the_single_shot_format():
     alu8 = _module("alu8")
     state = _state(alu8, "single_shot")
-    system, user = (message["content"] for message in build_messages(state))
+    system, user = (message["content"] for message in state.messages())
     assert "hardware engineer" in system
     assert alu8.source.strip() in user
     assert "input `a` (8 bits), input `b` (8 bits), input `op` (3 bits), output `y` (8 bits)" in user
@@ -65,7 +64,7 @@ def test_the_prompt_holds_source_facts_blocks_and_the_single_shot_format():
             "Block 3: <the summary of block 3>\nBlock 4: <the summary of block 4>") in user
     assert "in backticks" in user and '"N bits"' in user
     assert "The summary so far" not in user  # nothing written yet
-    assert candidate_sources(f"```verilog\n{alu8.source}```", state) == {}  # a summary, not RTL
+    assert state.sources_from(f"```verilog\n{alu8.source}```") == {}  # a summary, not RTL
 
 
 def test_each_action_has_its_instruction_and_sees_the_document_and_children():
@@ -78,12 +77,12 @@ def test_each_action_has_its_instruction_and_sees_the_document_and_children():
     for action, words in instructions.items():
         state = replace(_state(fifo, action, document, 2 if action == "refine_block" else None),
                         children={"ram8": "`ram8` stores words."})
-        user = build_messages(state)[1]["content"]
+        user = state.messages()[1]["content"]
         assert words in user, action
         assert "The summary so far:\nModule: `sync_fifo` is a sequential module.\nBlock 1: Drives `do_wr`." in user
         assert "- `ram8`: `ram8` stores words." in user
         assert "Module: <the module summary>" not in user  # only the single shot writes a whole document
-    user = build_messages(_state(fifo, "single_shot"))[1]["content"]
+    user = _state(fifo, "single_shot").messages()[1]["content"]
     assert "Resets: active-low asynchronous `rst_n`" in user and "Memories: `mem` of 8 words of 8 bits" in user
     assert "`count` counts up" in user and "rising edge of `clk`" in user
 

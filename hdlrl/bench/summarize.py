@@ -20,7 +20,7 @@ from hdlrl.evaluate.executors import make_executor
 from hdlrl.hdl.rename import alpha_renames, defined_modules, rename_identifiers, rename_modules
 from hdlrl.hdl.sources import read_source
 from hdlrl.summarize.batch import expand_inputs, plan_batch, write_batch
-from hdlrl.summarize.flow import DEFAULT_SUMMARIZE_FLOW, load_summarize_flow
+from hdlrl.summarize.summarize_flow import DEFAULT_SUMMARIZE_FLOW, load_summarize_flow
 
 
 def replicated_corpus(files: list[Path], copies: int, folder: Path) -> list[Path]:

@@ -9,14 +9,15 @@ from dataclasses import replace
 from pathlib import Path
 
 from hdlrl.checkpoint import refuse_unfinished
-from hdlrl.cover.flow import DEFAULT_COVER_FLOW, load_cover_flow
+from hdlrl.cover.cover_flow import DEFAULT_COVER_FLOW, load_cover_flow
 from hdlrl.cover.harness import HarnessBuildError
 from hdlrl.cover.loop import CoverRun
 from hdlrl.cover.outputs import write_outputs
 from hdlrl.design import load_design
 from hdlrl.errors import HdlrlError
+from hdlrl.cover.directed_policy import EMBEDDED_POLICIES
 from hdlrl.policy import make_policy, policy_options
-from hdlrl.report import markdown_table, text_table
+from hdlrl.text_tables import markdown_table, text_table
 
 
 def _percent(value: float | None) -> str:
@@ -31,7 +32,7 @@ def run_cover(arguments: argparse.Namespace) -> int:
     run_dir = run_dir.resolve()  # tools and the replay check run from other folders
     if not arguments.resume:
         refuse_unfinished(run_dir)
-    policy = make_policy(arguments.policy, **policy_options(arguments.policy_option or []))
+    policy = make_policy(arguments.policy, EMBEDDED_POLICIES, **policy_options(arguments.policy_option or []))
     run = CoverRun(design, policy, flow, run_dir, arguments.seed, False if arguments.no_sandbox else None,
                    progress=not arguments.json)
     try:

@@ -16,10 +16,10 @@ from hdlrl.evaluate.cache import default_cache_path
 from hdlrl.evaluate.executors import Executor, make_executor
 from hdlrl.evaluate.staging import user_paths
 from hdlrl.pdk import Pdk, get_pdk
-from hdlrl.report import markdown_table, text_table
+from hdlrl.text_tables import markdown_table, text_table
 from hdlrl.serialize import to_jsonable
 from hdlrl.verify.corpus import AttackResult, load_corpus, run_corpus
-from hdlrl.verify.flow import DEFAULT_GATE_FLOW, GateFlow, load_gate_flow
+from hdlrl.verify.gate_flow import DEFAULT_GATE_FLOW, GateFlow, load_gate_flow
 from hdlrl.verify.gate import Verdict
 from hdlrl.verify.job import GateJob, run_gate_job
 from hdlrl.verify.score import GateScore, pooled_score, score_design

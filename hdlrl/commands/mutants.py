@@ -9,8 +9,8 @@ from dataclasses import asdict
 from hdlrl.design import load_design
 from hdlrl.errors import HdlrlError
 from hdlrl.evaluate.cascade import evaluate
-from hdlrl.evaluate.flow import load_flow
-from hdlrl.hdl.mutate import check_round_trip, make_mutants, write_mutant
+from hdlrl.evaluate.eval_flow import load_flow
+from hdlrl.hdl.mutants import check_round_trip, make_mutants, write_mutant
 from hdlrl.pdk import get_pdk
 
 INDEX_FILE = "mutants.json"

@@ -16,14 +16,15 @@ from hdlrl.errors import HdlrlError
 from hdlrl.evaluate.cache import default_cache_path
 from hdlrl.evaluate.executors import Executor, make_executor
 from hdlrl.evaluate.staging import view_text
-from hdlrl.hdl.mutate import write_sources
-from hdlrl.optimize.flow import DEFAULT_OPTIMIZE_FLOW, OptimizeFlow, load_optimize_flow
+from hdlrl.hdl.mutants import write_sources
+from hdlrl.optimize.optimize_flow import DEFAULT_OPTIMIZE_FLOW, OptimizeFlow, load_optimize_flow
 from hdlrl.optimize.loop import OptimizeRun
-from hdlrl.optimize.puct import PoolState
+from hdlrl.ttt.pool import PoolState
 from hdlrl.optimize.report import write_report
 from hdlrl.pdk import Pdk, get_pdk
+from hdlrl.optimize.rewrite_policy import EMBEDDED_POLICIES
 from hdlrl.policy import make_policy, policy_options
-from hdlrl.report import markdown_table, text_table
+from hdlrl.text_tables import markdown_table, text_table
 
 SUITE_HEADERS = ("design", "verified", "gate_level", "ppa_product_ratio", "rewrites", "reference_area_um2",
                  "best_area_um2", "reference_delay_ns", "best_delay_ns", "reference_power_mw", "best_power_mw")
@@ -56,7 +57,7 @@ def optimize_design(design: Design, arguments: argparse.Namespace, run_dir: Path
     flow, pdk = shared.flow, shared.pdk
     if not arguments.resume:
         refuse_unfinished(run_dir)
-    policy = make_policy(arguments.policy, **policy_options(arguments.policy_option or []))
+    policy = make_policy(arguments.policy, EMBEDDED_POLICIES, **policy_options(arguments.policy_option or []))
     run = OptimizeRun(design, policy, pdk, flow, run_dir, shared.executor, shared.cache_path, arguments.seed,
                       _mode(arguments), False if arguments.no_sandbox else None, progress=not arguments.json,
                       accept_unproven=arguments.accept_unproven)

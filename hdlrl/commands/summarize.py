@@ -12,10 +12,10 @@ from tqdm import tqdm
 from hdlrl.errors import HdlrlError
 from hdlrl.evaluate.executors import make_executor
 from hdlrl.policy import policy_options
-from hdlrl.report import text_table
+from hdlrl.text_tables import text_table
 from hdlrl.summarize.batch import expand_inputs, plan_batch, read_written, write_batch
-from hdlrl.summarize.evaluate import SentenceEmbedder, evaluate, load_references, references_from_designs
-from hdlrl.summarize.flow import DEFAULT_SUMMARIZE_FLOW, load_summarize_flow
+from hdlrl.summarize.reference_scores import SentenceEmbedder, evaluate, load_references, references_from_designs
+from hdlrl.summarize.summarize_flow import DEFAULT_SUMMARIZE_FLOW, load_summarize_flow
 
 
 def _defines(pairs: list[str]) -> dict[str, str]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from hdlrl.eda.toolchain import find_tool, tool_specs
-from hdlrl.report import text_table
+from hdlrl.text_tables import text_table
 
 
 def run_tools() -> int:

@@ -24,11 +24,12 @@ import statistics
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from hdlrl.cover.flow import CoverFlow
+from hdlrl.cover.cover_flow import CoverFlow
 from hdlrl.cover.loop import CoverRun
 from hdlrl.cover.report import svg_coverage_comparison
 from hdlrl.design import Design
-from hdlrl.html_report import html_page
+from hdlrl.html_page import html_page
+from hdlrl.cover.directed_policy import EMBEDDED_POLICIES
 from hdlrl.policy import make_policy
 
 
@@ -47,7 +48,7 @@ class ExpertRun:
 
 def run_expert(design: Design, policy_spec: str, seed: int, flow: CoverFlow, run_dir: Path) -> ExpertRun:
     """One policy, one seed, the whole budget (not stopping at the targets)."""
-    run = CoverRun(design, make_policy(policy_spec), replace(flow, stop_at_targets=False), run_dir, seed,
+    run = CoverRun(design, make_policy(policy_spec, EMBEDDED_POLICIES), replace(flow, stop_at_targets=False), run_dir, seed,
                    progress=False)
     run.run()
     curve = [point["overall"] for point in run.curve()]

@@ -10,7 +10,7 @@ Each step
    `mutants`) the live mutants it is the first to kill;
 5. keeps every program that added something in the corpus;
 6. updates the policy from the group's rewards (entropic advantages, adaptive KL budget:
-   `hdlrl.optimize.learn`, the optimiser's objective) and checkpoints.
+   `hdlrl.ttt.update`, the optimiser's objective) and checkpoints.
 
 The run ends when the budget of programs is spent or every target of the flow holds; the
 corpus is then reduced to a small set that keeps all of its coverage and kills (greedy set
@@ -34,7 +34,7 @@ from tqdm import tqdm
 from hdlrl.checkpoint import checkpoint_kept, disk_full_stops, open_run, write_checkpoint
 from hdlrl.cover.corpus import Entry
 from hdlrl.cover.coverage import CoveragePoint, MetricSummary, merge_counts, summarise
-from hdlrl.cover.flow import CoverFlow
+from hdlrl.cover.cover_flow import CoverFlow
 from hdlrl.cover.functional import (FunctionalCoverage, fraction, load_covergroups, merge_hits,
                                     sampled_expressions, scoped)
 from hdlrl.cover.harness import Harness, HarnessBuildError, HarnessRun, HarnessSpec, build_harness, spec_digest
@@ -47,11 +47,12 @@ from hdlrl.eda.diagnostics import ToolWarning
 from hdlrl.eda.runner import ToolRunner
 from hdlrl.errors import HdlrlError
 from hdlrl.evaluate.cache import rtl_digest
-from hdlrl.hdl.mutate import relative_name
-from hdlrl.optimize.kl_control import KlControlState
-from hdlrl.optimize.learn import learn
+from hdlrl.hdl.mutants import relative_name
+from hdlrl.ttt.kl_control import KlControlState
+from hdlrl.ttt.update import learn
 from hdlrl.paths import user_cache_dir
-from hdlrl.policy.base import CoverState, Policy, Sample
+from hdlrl.cover.prompt import CoverState
+from hdlrl.ttt.protocol import Policy, Sample
 from hdlrl.serialize import to_jsonable
 from hdlrl.verify.interface import InterfaceError, read_interface
 

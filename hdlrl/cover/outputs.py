@@ -33,7 +33,7 @@ from hdlrl.cover.report import write_cover_report
 from hdlrl.cover.stimulus import parse_program, render
 from hdlrl.cover.testbench import ReplayFiles, write_replay
 from hdlrl.errors import HdlrlError
-from hdlrl.hdl.mutate import write_mutant
+from hdlrl.hdl.mutants import write_mutant
 
 COVERAGE_FILE = "coverage.json"
 REPLAY_HIERARCHY = "TOP.hdlrl_replay_tb.hdlrl_dut"

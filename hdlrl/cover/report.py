@@ -22,7 +22,7 @@ from pathlib import Path
 
 from hdlrl.cover.coverage import METRICS, CoveragePoint
 from hdlrl.checkpoint import HISTORY
-from hdlrl.html_report import REPORT, STYLE, Point, Series, html_page, html_table, svg_chart
+from hdlrl.html_page import REPORT, STYLE, Point, Series, html_page, html_table, svg_chart
 
 RTL_COPY = Path("testbench") / "rtl"  # where hdlrl.cover.testbench copies the design's RTL
 CURVE_COLOURS = {"line": "#1f5fbf", "branch": "#d9822b", "toggle": "#2a9d4b", "functional": "#7b3fb5",

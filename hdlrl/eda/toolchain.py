@@ -12,14 +12,11 @@ import os
 import re
 import shutil
 import subprocess
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 from hdlrl.errors import ToolMissingError
-
-TOOLS_LOCK = Path(__file__).resolve().parents[2] / "tools.lock"
-
+from hdlrl.tools_lock import load_lock
 
 @dataclass(frozen=True)
 class ToolSpec:
@@ -64,11 +61,6 @@ def meets_requirement(version: str, requirement: str) -> bool:
 
 
 @functools.cache
-def load_lock(path: Path = TOOLS_LOCK) -> dict:
-    with open(path, "rb") as handle:
-        return tomllib.load(handle)
-
-
 def tool_specs() -> dict[str, ToolSpec]:
     return {
         name: ToolSpec(name=name, tested=entry["tested"], requirement=entry["requirement"],

@@ -21,7 +21,7 @@ from hdlrl.eda.sta import analyzer
 from hdlrl.eda.synth.yosys import YosysSynthesizer
 from hdlrl.eda.toolchain import tool_versions
 from hdlrl.errors import HdlrlError
-from hdlrl.evaluate.flow import EvalFlow
+from hdlrl.evaluate.eval_flow import EvalFlow
 from hdlrl.evaluate.result import PPA, EvalResult, ToolCall
 from hdlrl.evaluate.staging import ViewRefusal, build_view, stage_scratch
 from hdlrl.hdl.screen import decode_source, screen_source

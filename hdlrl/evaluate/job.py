@@ -14,7 +14,7 @@ from hdlrl.design import Design
 from hdlrl.eda.toolchain import tool_versions
 from hdlrl.evaluate.cache import cache_key, cached_result
 from hdlrl.evaluate.cascade import TOOLS, evaluate
-from hdlrl.evaluate.flow import EvalFlow
+from hdlrl.evaluate.eval_flow import EvalFlow
 from hdlrl.evaluate.result import EvalResult
 from hdlrl.pdk import Pdk
 

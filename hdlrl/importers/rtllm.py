@@ -31,7 +31,7 @@ from hdlrl.eda.runner import ToolRunner
 from hdlrl.errors import HdlrlError
 from hdlrl.evaluate.cascade import run_testbench
 from hdlrl.evaluate.staging import stage_scratch
-from hdlrl.evaluate.flow import load_flow
+from hdlrl.evaluate.eval_flow import load_flow
 from hdlrl.hdl.lexer import tokenize
 from hdlrl.hdl.ports import DeclaredPort, declared_ports
 

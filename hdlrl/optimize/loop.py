@@ -36,14 +36,15 @@ from hdlrl.errors import HdlrlError
 from hdlrl.evaluate.cache import rtl_digest
 from hdlrl.evaluate.executors import Executor
 from hdlrl.evaluate.result import PPA
-from hdlrl.hdl.mutate import relative_name, write_sources
-from hdlrl.optimize.flow import OptimizeFlow
-from hdlrl.optimize.kl_control import KlControlState
-from hdlrl.optimize.learn import learn
-from hdlrl.optimize.puct import Pool, PoolState, source_hash
+from hdlrl.hdl.mutants import relative_name, write_sources
+from hdlrl.optimize.optimize_flow import OptimizeFlow
+from hdlrl.ttt.kl_control import KlControlState
+from hdlrl.ttt.update import learn
+from hdlrl.ttt.pool import Pool, PoolState, source_hash
 from hdlrl.optimize.reward import accepted_reward, rejected_reward
 from hdlrl.pdk import Pdk
-from hdlrl.policy.base import DesignState, Policy, Sample
+from hdlrl.optimize.prompt import DesignState
+from hdlrl.ttt.protocol import Policy, Sample
 from hdlrl.serialize import to_jsonable
 from hdlrl.verify.gate import Verdict
 from hdlrl.verify.job import GateJob, run_gate_job

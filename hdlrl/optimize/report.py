@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hdlrl.hdl.lexer import Token, tokenize
-from hdlrl.html_report import REPORT, STYLE as BASE_STYLE, Point, Series, html_page, html_table, svg_chart
+from hdlrl.html_page import REPORT, STYLE as BASE_STYLE, Point, Series, html_page, html_table, svg_chart
 from hdlrl.checkpoint import HISTORY, SUMMARY
 
 PPA_FIELDS = (("area_um2", "area (um²)"), ("delay_ns", "delay (ns)"), ("power_mw", "power (mW)"))

@@ -12,7 +12,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from hdlrl.eda.toolchain import load_lock
+from hdlrl.tools_lock import load_lock
 from hdlrl.errors import HdlrlError
 
 

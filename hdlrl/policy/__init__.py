@@ -1,23 +1,24 @@
-"""Policies: what proposes the next rewrites (`hdlrl optimize`) or stimulus programs (`hdlrl cover`).
+"""Policies: what proposes the next candidates of a search, behind `hdlrl.ttt.protocol.Policy`.
 
-Every policy speaks the `Policy` protocol of `hdlrl.policy.base`, one backend per file:
-`rewrite` (architecture rewrites and synthesis recipes, for `hdlrl optimize`), `cdg`
-(coverage-directed stimulus generators) and `random` (constrained random, frozen), both for
-`hdlrl cover`, `compose` (summaries composed from the facts, for `hdlrl summarize`), `hf:PATH_OR_NAME` (a local transformers model with a LoRA adapter that learns)
-and `openai:URL` (a frozen model behind a chat-completions server); the last two serve both jobs.
-Backends are imported only when asked for, so the search runs without torch or transformers
-unless an LLM policy is chosen.
+Two backends serve every job, one file each: `hf:PATH_OR_NAME` (a local transformers model
+with a LoRA adapter that learns) and `openai:URL` (a frozen model behind a chat-completions
+server). They read a job's state only through the state's own `messages` and
+`sources_from`, so they never import a job. Each job brings its embedded policies, which
+need no model weights (`rewrite` for optimize, `cdg` and `random` for cover, `compose` for
+summarize), and passes them to `make_policy`. Backends are imported only when asked for, so
+a search runs without torch or transformers unless an LLM policy is chosen.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from hdlrl.errors import HdlrlError
-from hdlrl.policy.base import Policy
+from hdlrl.ttt.protocol import Policy
 
-POLICY_SPECS = "rewrite, cdg, random, compose, hf:PATH_OR_NAME, openai:URL"
+LANGUAGE_MODEL_SPECS = ("hf:PATH_OR_NAME", "openai:URL")
 
 
 def policy_options(pairs: list[str]) -> dict:
@@ -34,25 +35,12 @@ def policy_options(pairs: list[str]) -> dict:
     return options
 
 
-def make_policy(spec: str, **options: Any) -> Policy:
-    """The policy a `--policy` value names, built with the backend's keyword `options`."""
+def make_policy(spec: str, embedded: Mapping[str, Callable[..., Policy]], **options: Any) -> Policy:
+    """The policy a `--policy` value names: one of the job's `embedded` policies or a language model,
+    built with the backend's keyword `options`."""
     kind, _, argument = spec.partition(":")
-    if spec == "rewrite":
-        from hdlrl.policy.rewrite import RewritePolicy
-
-        return RewritePolicy(**options)
-    if spec == "cdg":
-        from hdlrl.policy.cdg import CoverageDirectedPolicy
-
-        return CoverageDirectedPolicy(**options)
-    if spec == "random":
-        from hdlrl.policy.random_stimulus import RandomStimulusPolicy
-
-        return RandomStimulusPolicy(**options)
-    if spec == "compose":
-        from hdlrl.policy.compose import ComposePolicy
-
-        return ComposePolicy(**options)
+    if spec in embedded:
+        return embedded[spec](**options)
     if kind == "hf" and argument:
         try:
             from hdlrl.policy.hf import HuggingFacePolicy
@@ -64,4 +52,4 @@ def make_policy(spec: str, **options: Any) -> Policy:
         from hdlrl.policy.openai import OpenAIPolicy
 
         return OpenAIPolicy(argument, **options)
-    raise HdlrlError(f"unknown policy {spec!r} (known: {POLICY_SPECS})")
+    raise HdlrlError(f"unknown policy {spec!r} (known: {', '.join([*embedded, *LANGUAGE_MODEL_SPECS])})")

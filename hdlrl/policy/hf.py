@@ -21,8 +21,7 @@ from peft.utils import load_peft_weights
 from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
 
 from hdlrl.errors import HdlrlError
-from hdlrl.policy.base import Sample, State, UpdateStats
-from hdlrl.policy.prompt import build_messages, candidate_sources
+from hdlrl.ttt.protocol import Sample, State, UpdateStats
 
 OPTIMIZER_FILE = "optimizer.pt"
 
@@ -76,7 +75,7 @@ class HuggingFacePolicy:
 
     def prompt_ids(self, state: State) -> list[int]:
         """The prompt's token ids: the tokenizer's chat template where it has one, else the plain messages."""
-        messages = build_messages(state)
+        messages = state.messages()
         if self.tokenizer.chat_template:
             text = self.tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
         else:
@@ -113,7 +112,7 @@ class HuggingFacePolicy:
             with torch.no_grad():
                 logprob = self._token_logprobs(prompt, completion).sum().item()
             text = self.tokenizer.decode(completion, skip_special_tokens=True)
-            samples.append(Sample(candidate_sources(text, state), text, logprob, metadata={
+            samples.append(Sample(state.sources_from(text), text, logprob, metadata={
                 "completion_ids": completion, "finished": bool(completion) and completion[-1] in self.stop_ids}))
         return samples
 

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import torch
 
-from hdlrl.policy.base import UpdateStats
+from hdlrl.ttt.protocol import UpdateStats
 
 
 @dataclass

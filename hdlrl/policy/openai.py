@@ -14,8 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from hdlrl.errors import HdlrlError
-from hdlrl.policy.base import Sample, State, UpdateStats
-from hdlrl.policy.prompt import build_messages, candidate_sources
+from hdlrl.ttt.protocol import Sample, State, UpdateStats
 
 
 def api_base(url: str) -> str:
@@ -67,7 +66,7 @@ class OpenAIPolicy:
 
     def sample(self, state: State, k: int, rng_seed: int) -> list[Sample]:
         """`k` completions, asked for again when a server returns fewer choices than `n` (llama.cpp does)."""
-        messages = build_messages(state)
+        messages = state.messages()
         samples: list[Sample] = []
         while len(samples) < k:
             answer = self._request("/chat/completions", {
@@ -81,7 +80,7 @@ class OpenAIPolicy:
                     from error
             if not choices:
                 raise HdlrlError(f"{self.url}/chat/completions: the answer has no choices")
-            samples += [Sample(candidate_sources(text, state), text, metadata={"finish_reason": reason})
+            samples += [Sample(state.sources_from(text), text, metadata={"finish_reason": reason})
                         for text, reason in choices[:k - len(samples)]]
         return samples
 

@@ -33,9 +33,10 @@ from hdlrl.hdl.facts import module_facts
 from hdlrl.hdl.ir import Module
 from hdlrl.hdl.sources import Hierarchy, UnreadModule, read_source
 from hdlrl.policy import make_policy
-from hdlrl.policy.base import Policy
+from hdlrl.summarize.compose_policy import EMBEDDED_POLICIES
+from hdlrl.ttt.protocol import Policy
 from hdlrl.summarize.claims import Claim
-from hdlrl.summarize.flow import SummarizeFlow
+from hdlrl.summarize.summarize_flow import SummarizeFlow
 from hdlrl.summarize.fluency import LanguageModelFluency, embedded_fluency
 from hdlrl.summarize.rewards import score_document
 from hdlrl.summarize.search import SummarySearch
@@ -97,7 +98,7 @@ _policies: dict[tuple[str, str], Policy] = {}  # one policy per process and spec
 def _policy(spec: str, options: dict[str, Any]) -> Policy:
     key = (spec, json.dumps(options, sort_keys=True))
     if key not in _policies:
-        _policies[key] = make_policy(spec, **options)
+        _policies[key] = make_policy(spec, EMBEDDED_POLICIES, **options)
     return _policies[key]
 
 

@@ -22,8 +22,9 @@ from dataclasses import dataclass, field
 
 from hdlrl.config import Bounded, Count, Positive
 from hdlrl.hdl.facts import ModuleFacts
-from hdlrl.policy.base import Policy, SummaryState
-from hdlrl.policy.summary_prompt import parse_document
+from hdlrl.summarize.prompt import SummaryState
+from hdlrl.ttt.protocol import Policy
+from hdlrl.summarize.prompt import parse_document
 from hdlrl.summarize.document import Document
 from hdlrl.summarize.rewards import Scores
 

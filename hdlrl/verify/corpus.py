@@ -25,7 +25,7 @@ from hdlrl.design import load_design
 from hdlrl.errors import HdlrlError
 from hdlrl.evaluate.executors import Executor
 from hdlrl.pdk import Pdk
-from hdlrl.verify.flow import GateFlow
+from hdlrl.verify.gate_flow import GateFlow
 from hdlrl.verify.job import GateJob
 from hdlrl.yamlfile import load_yaml
 

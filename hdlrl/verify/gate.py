@@ -33,7 +33,7 @@ from hdlrl.pdk import Pdk
 from hdlrl.serialize import JsonRecord, to_jsonable
 from hdlrl.verify.diffsim import Mismatch, differential_simulation
 from hdlrl.verify.equivalence import check_equivalence
-from hdlrl.verify.flow import GateFlow
+from hdlrl.verify.gate_flow import GateFlow
 from hdlrl.verify.interface import Interface, InterfaceError, interface_differences, read_interface, yosys_error
 from hdlrl.verify.reward import accepted_reward, rejected_reward
 from hdlrl.verify.structure import StructureIssue, check_structure

@@ -18,7 +18,7 @@ from hdlrl.evaluate.cascade import TOOLS
 from hdlrl.eda.synth.yosys import SynthOptions
 from hdlrl.evaluate.job import EvalJob, run_job
 from hdlrl.pdk import Pdk
-from hdlrl.verify.flow import GateFlow
+from hdlrl.verify.gate_flow import GateFlow
 from hdlrl.verify.gate import Progress, Verdict, gate, implausible_gain, reference_ppa_of
 from hdlrl.verify.interface import InterfaceError
 from hdlrl.verify.reward import accepted_reward, rejected_reward

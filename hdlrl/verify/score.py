@@ -21,10 +21,10 @@ from tqdm import tqdm
 from hdlrl.design import Design
 from hdlrl.evaluate.executors import Executor
 from hdlrl.evaluate.job import EvalJob, run_job
-from hdlrl.hdl.equivalent import equivalent_rewrites
-from hdlrl.hdl.mutate import check_round_trip, make_mutants, write_mutant
+from hdlrl.hdl.equivalent_rewrites import equivalent_rewrites
+from hdlrl.hdl.mutants import check_round_trip, make_mutants, write_mutant
 from hdlrl.pdk import Pdk
-from hdlrl.verify.flow import GateFlow
+from hdlrl.verify.gate_flow import GateFlow
 from hdlrl.verify.job import GateJob
 
 

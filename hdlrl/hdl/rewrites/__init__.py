@@ -13,9 +13,9 @@ from __future__ import annotations
 import dataclasses
 
 from hdlrl.design import Design
-from hdlrl.hdl.equivalent import Rewrite
+from hdlrl.hdl.equivalent_rewrites import Rewrite
 from hdlrl.hdl.lexer import normalise
-from hdlrl.hdl.mutate import parse_rtl
+from hdlrl.hdl.mutants import parse_rtl
 from hdlrl.hdl.rewrites.arithmetic import AdderToOperator, BorrowToComparison, PrefixAdder
 from hdlrl.hdl.rewrites.base import RewriteRule, RewriteSite
 from hdlrl.hdl.rewrites.fsm import StateEncoding

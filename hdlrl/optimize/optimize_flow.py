@@ -10,10 +10,10 @@ from pydantic import BeforeValidator, Field
 
 from hdlrl.config import Bounded, Count, load_config, schema
 from hdlrl.design import Objective
-from hdlrl.evaluate.flow import FLOWS_DIR
-from hdlrl.optimize.advantages import Method
-from hdlrl.optimize.kl_control import KlControlConfig
-from hdlrl.verify.flow import GateFlow, load_gate_flow
+from hdlrl.evaluate.eval_flow import FLOWS_DIR
+from hdlrl.ttt.advantages import Method
+from hdlrl.ttt.kl_control import KlControlConfig
+from hdlrl.verify.gate_flow import GateFlow, load_gate_flow
 
 DEFAULT_OPTIMIZE_FLOW = FLOWS_DIR / "optimize.yaml"
 

@@ -10,8 +10,9 @@ malformed.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from hdlrl.cover.stimulus import GENERATORS
-from hdlrl.policy.base import CoverState
 
 STIMULUS_SYSTEM_PROMPT = (
     "You are an expert verification engineer. You write stimulus that drives a hardware design "
@@ -54,6 +55,26 @@ def stimulus_user_prompt(state: CoverState) -> str:
     return "\n\n".join(sections)
 
 
-def stimulus_messages(state: CoverState) -> list[dict[str, str]]:
-    return [{"role": "system", "content": STIMULUS_SYSTEM_PROMPT},
-            {"role": "user", "content": stimulus_user_prompt(state)}]
+@dataclass
+class CoverState:
+    """What a stimulus policy (`hdlrl cover`) sees: the design, the inputs it may drive, and the
+    coverage holes left, so that it can aim at them."""
+
+    design_name: str
+    description: str
+    sources: dict[str, str]  # file name -> Verilog text
+    inputs: dict[str, int]  # driven input -> width (the clocks are the harness's)
+    reset: str | None  # the reset input, driven by the `reset` generator only
+    coverage: dict[str, float | None]  # line, branch, toggle, functional: fraction so far
+    uncovered: list[str]  # the coverage points and functional bins not hit yet, most useful first
+    steering: dict[str, dict[str, int]] = field(default_factory=dict)  # uncovered item -> input values likely to hit it
+    feedback: list[str] = field(default_factory=list)  # why the policy's last programs were refused
+    state_id: str = ""
+
+    def messages(self) -> list[dict[str, str]]:
+        return [{"role": "system", "content": STIMULUS_SYSTEM_PROMPT},
+                {"role": "user", "content": stimulus_user_prompt(self)}]
+
+    def sources_from(self, completion: str) -> dict[str, str]:
+        """None: the loop reads the stimulus program from the completion's text."""
+        return {}

@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from hdlrl.config import load_config, schema
-from hdlrl.evaluate.flow import FLOWS_DIR, EvalFlow, load_flow
+from hdlrl.evaluate.eval_flow import FLOWS_DIR, EvalFlow, load_flow
 from hdlrl.verify.diffsim import DiffSimOptions
 from hdlrl.verify.equivalence import EquivalenceOptions
 

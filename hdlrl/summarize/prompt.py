@@ -16,9 +16,9 @@ search reads every policy's documents with the one parser.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
 from hdlrl.hdl.facts import BlockFacts, ModuleFacts
-from hdlrl.policy.base import SummaryState
 from hdlrl.summarize.document import Document
 
 SUMMARY_SYSTEM_PROMPT = (
@@ -161,6 +161,25 @@ def summary_user_prompt(state: SummaryState) -> str:
     return "\n\n".join(sections)
 
 
-def summary_messages(state: SummaryState) -> list[dict[str, str]]:
-    return [{"role": "system", "content": SUMMARY_SYSTEM_PROMPT},
-            {"role": "user", "content": summary_user_prompt(state)}]
+@dataclass
+class SummaryState:
+    """What a summary policy (`hdlrl summarize`) sees: a module, its facts, the summary so far, and
+    the one edit the search asks for (`hdlrl.summarize.search.ACTIONS`)."""
+
+    module: str
+    source: str  # the module's Verilog text
+    facts: ModuleFacts
+    action: str  # single_shot, refine_block, merge, context, compress
+    document: Document  # the summary so far
+    block: int | None = None  # refine_block: which block
+    children: dict[str, str] = field(default_factory=dict)  # instantiated module -> its summary
+    child_behaviours: tuple[str, ...] = ()  # behaviours the children's summaries establish
+    state_id: str = ""
+
+    def messages(self) -> list[dict[str, str]]:
+        return [{"role": "system", "content": SUMMARY_SYSTEM_PROMPT},
+                {"role": "user", "content": summary_user_prompt(self)}]
+
+    def sources_from(self, completion: str) -> dict[str, str]:
+        """None: the search reads the summary from the completion's text."""
+        return {}

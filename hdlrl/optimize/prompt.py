@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from hdlrl.hdl.rename import defined_modules
-from hdlrl.policy.base import CoverState, DesignState, State, SummaryState
-from hdlrl.policy.stimulus_prompt import stimulus_messages
-from hdlrl.policy.summary_prompt import summary_messages
+from hdlrl.eda.synth.recipes import DEFAULT_RECIPE
 
 SYSTEM_PROMPT = (
     "You are an expert RTL designer. You rewrite Verilog so that it synthesises to less area, "
@@ -72,14 +71,6 @@ def user_prompt(state: DesignState) -> str:
     )
     return "\n\n".join(sections)
 
-
-def build_messages(state: State) -> list[dict[str, str]]:
-    """The chat messages for `state`, in the role/content shape of chat templates and chat-completion APIs."""
-    if isinstance(state, CoverState):
-        return stimulus_messages(state)
-    if isinstance(state, SummaryState):
-        return summary_messages(state)
-    return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user_prompt(state)}]
 
 
 def _bare_code(text: str) -> str:
@@ -141,10 +132,27 @@ def extract_sources(completion: str, expected_files: Sequence[str]) -> dict[str,
     return {name: "\n\n".join(parts) + "\n" for name, parts in files.items()}
 
 
-def candidate_sources(completion: str, state: State) -> dict[str, str]:
-    """The state's sources with the files the completion rewrote replaced; empty when it held no module
-    (and always for a stimulus program or a summary, which their loops read from the completion's text)."""
-    if isinstance(state, CoverState | SummaryState):
-        return {}
-    extracted = extract_sources(completion, list(state.sources))
-    return {} if extracted is None else {**state.sources, **extracted}
+@dataclass
+class DesignState:
+    """One node of the search: a design's RTL and synthesis recipe, its PPA and the gate's reasons
+    for its failed children."""
+
+    design_name: str
+    top: str
+    description: str
+    sources: dict[str, str]  # file name (relative to the design folder) -> Verilog text
+    ppa: dict[str, float] | None = None  # area_um2, delay_ns, power_mw of these sources; None: not measured
+    reference_ppa: dict[str, float] | None = None  # the same for the design's reference RTL
+    feedback: list[str] = field(default_factory=list)  # the gate's one-line reasons, one per failed child
+    state_id: str = ""
+    recipe: str = DEFAULT_RECIPE  # the synthesis recipe (hdlrl/eda/synth/recipes.py)
+    # source_hash of every candidate the run has judged: a policy that can tell need not propose them again
+    known: frozenset[str] = frozenset()
+
+    def messages(self) -> list[dict[str, str]]:
+        return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user_prompt(self)}]
+
+    def sources_from(self, completion: str) -> dict[str, str]:
+        """These sources with the files the completion rewrote replaced; empty when it held no module."""
+        extracted = extract_sources(completion, list(self.sources))
+        return {} if extracted is None else {**self.sources, **extracted}

@@ -27,8 +27,9 @@ from hdlrl.hdl.lexer import tokenize
 from hdlrl.hdl.rewrites import (RULES, RewriteSite, applicable_rewrites, apply_everywhere, apply_rewrite,
                                 variant_name)
 from hdlrl.hdl.verilog_ast import parse_verilog, unparse
-from hdlrl.optimize.puct import source_hash
-from hdlrl.policy.base import DesignState, Sample, UpdateStats
+from hdlrl.ttt.pool import source_hash
+from hdlrl.optimize.prompt import DesignState
+from hdlrl.ttt.protocol import Sample, UpdateStats
 from hdlrl.policy.linear_softmax import Decision, LinearSoftmax
 
 STATE_FILE = "rewrite_policy.pt"
@@ -149,3 +150,6 @@ class RewritePolicy:
 
     def load(self, folder: Path) -> None:
         self.softmax.load(folder / STATE_FILE)
+
+
+EMBEDDED_POLICIES = {"rewrite": RewritePolicy}  # what `hdlrl optimize --policy` offers besides language models

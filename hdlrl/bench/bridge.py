@@ -23,7 +23,7 @@ from pathlib import Path
 from hdlrl.design import Design, load_design
 from hdlrl.evaluate.cascade import evaluate
 from hdlrl.evaluate.executors.local import LocalExecutor
-from hdlrl.evaluate.flow import load_flow
+from hdlrl.evaluate.eval_flow import load_flow
 from hdlrl.evaluate.job import EvalJob, run_job
 from hdlrl.pdk import get_pdk
 

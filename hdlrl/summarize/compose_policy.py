@@ -15,8 +15,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from hdlrl.hdl.facts import BlockFacts, ModuleFacts
-from hdlrl.policy.base import Sample, State, SummaryState, UpdateStats
-from hdlrl.policy.summary_prompt import format_document
+from hdlrl.summarize.prompt import SummaryState
+from hdlrl.ttt.protocol import Sample, State, UpdateStats
+from hdlrl.summarize.prompt import format_document
 from hdlrl.summarize.claims import Scope, check, sentence_claims, sentences
 from hdlrl.summarize.document import Document
 
@@ -227,3 +228,6 @@ class ComposePolicy:
 
     def load(self, folder: Path) -> None:
         """Nothing to restore."""
+
+
+EMBEDDED_POLICIES = {"compose": ComposePolicy}  # what `hdlrl summarize --policy` offers besides language models

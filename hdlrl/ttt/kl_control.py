@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from hdlrl.config import Bounded, Factor, Fraction, Positive
-from hdlrl.optimize.advantages import LN2
+from hdlrl.ttt.advantages import LN2
 
 
 @dataclass

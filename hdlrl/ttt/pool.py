@@ -17,7 +17,7 @@ from typing import Any
 
 from hdlrl.eda.synth.recipes import DEFAULT_RECIPE
 from hdlrl.hdl.lexer import normalise
-from hdlrl.optimize.advantages import average_ranks
+from hdlrl.ttt.advantages import average_ranks
 
 
 def puct_score(q: float, prior: float, visits: int, total_visits: int, scale: float, exploration: float) -> float:

@@ -5,9 +5,9 @@ so both train by exactly the same objective."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from hdlrl.optimize.advantages import GroupAdvantages, group_advantages
-from hdlrl.optimize.kl_control import KlControlConfig, KlControlSignals, KlControlState, update_kl_budget
-from hdlrl.policy.base import Policy, Sample, State, UpdateStats
+from hdlrl.ttt.advantages import GroupAdvantages, group_advantages
+from hdlrl.ttt.kl_control import KlControlConfig, KlControlSignals, KlControlState, update_kl_budget
+from hdlrl.ttt.protocol import Policy, Sample, State, UpdateStats
 
 
 @dataclass

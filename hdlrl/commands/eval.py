@@ -12,13 +12,13 @@ from hdlrl.design import Design, load_design
 from hdlrl.errors import HdlrlError
 from hdlrl.evaluate.cache import default_cache_path
 from hdlrl.evaluate.executors import make_executor
-from hdlrl.evaluate.flow import DEFAULT_FLOW, load_flow
+from hdlrl.evaluate.eval_flow import DEFAULT_FLOW, load_flow
 from hdlrl.evaluate.job import EvalJob
 from hdlrl.evaluate.metrics import orfs_metrics
 from hdlrl.evaluate.result import EvalResult
 from hdlrl.evaluate.staging import user_paths
 from hdlrl.pdk import get_pdk
-from hdlrl.report import markdown_table, text_table
+from hdlrl.text_tables import markdown_table, text_table
 
 HEADERS = ("design", "verified", "stage", "area_um2", "delay_ns", "power_mw", "simulator", "cached", "reason")
 

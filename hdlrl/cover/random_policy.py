@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from hdlrl.cover.stimulus import Segment, StimulusProgram
-from hdlrl.policy.base import CoverState, Sample, UpdateStats
+from hdlrl.cover.prompt import CoverState
+from hdlrl.ttt.protocol import Sample, UpdateStats
 
 
 class RandomStimulusPolicy:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Literal
 
 from hdlrl.config import Positive, load_config, schema
-from hdlrl.evaluate.flow import FLOWS_DIR
+from hdlrl.evaluate.eval_flow import FLOWS_DIR
 from hdlrl.summarize.rewards import Weights
 from hdlrl.summarize.search import SearchSettings
 

@@ -18,7 +18,9 @@ import random
 from pathlib import Path
 
 from hdlrl.cover.stimulus import Segment, StimulusProgram
-from hdlrl.policy.base import CoverState, Sample, UpdateStats
+from hdlrl.cover.prompt import CoverState
+from hdlrl.ttt.protocol import Sample, UpdateStats
+from hdlrl.cover.random_policy import RandomStimulusPolicy
 from hdlrl.policy.linear_softmax import Decision, LinearSoftmax
 
 STATE_FILE = "cdg_policy.pt"
@@ -81,3 +83,7 @@ class CoverageDirectedPolicy:
 
     def load(self, folder: Path) -> None:
         self.softmax.load(folder / STATE_FILE)
+
+
+# what `hdlrl cover --policy` offers besides language models
+EMBEDDED_POLICIES = {"cdg": CoverageDirectedPolicy, "random": RandomStimulusPolicy}

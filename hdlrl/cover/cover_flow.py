@@ -9,9 +9,9 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator
 
 from hdlrl.config import Bounded, Count, Fraction, Positive, Simulator, Weight, load_config, schema
-from hdlrl.evaluate.flow import FLOWS_DIR
-from hdlrl.optimize.advantages import Method
-from hdlrl.optimize.kl_control import KlControlConfig
+from hdlrl.evaluate.eval_flow import FLOWS_DIR
+from hdlrl.ttt.advantages import Method
+from hdlrl.ttt.kl_control import KlControlConfig
 
 DEFAULT_COVER_FLOW = FLOWS_DIR / "cover.yaml"
 CoverMetric = Literal["line", "branch", "toggle", "functional"]

@@ -5,7 +5,7 @@ whole-file edit of one RTL file that cannot change behaviour at the ports: inter
 renamed, commutative operands swapped, case items with distinct constant labels reordered,
 right-hand sides wrapped in a double negation. pyverilog's printer parenthesises every
 operator, so each rewrite also carries redundant parentheses. Files are written with
-`hdlrl.hdl.mutate.write_mutant`, like mutants.
+`hdlrl.hdl.mutants.write_mutant`, like mutants.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pyverilog.vparser import ast
 
 from hdlrl.design import Design
 from hdlrl.hdl.lexer import normalise
-from hdlrl.hdl.mutate import ASSIGNMENTS, Number, parse_rtl, walk
+from hdlrl.hdl.mutants import ASSIGNMENTS, Number, parse_rtl, walk
 from hdlrl.hdl.verilog_ast import ParsedSource, unparse
 
 RENAME_SUFFIX = "_hdlrl_renamed"
