@@ -31,7 +31,7 @@ from hdlrl.errors import HdlrlError
 HISTORY = "history.jsonl"
 CHECKPOINT_POINTER = "checkpoint.json"
 SUMMARY = "summary.json"  # written by `hdlrl optimize` and `hdlrl cover` once a run has finished
-VERSION = 2  # of the pointer's format; 1 had no version, kind, files or checksum
+VERSION = 3  # of the checkpoint: 1 had no version, kind, files or checksum; 2 had no loop_state.json (one loop for every job)
 _FIELDS = ("version", "kind", "step", "folder", "history_bytes", "settings", "files", "checksum")
 DISK_FULL = (errno.ENOSPC, errno.EDQUOT, errno.EROFS)  # a write that cannot succeed until space is freed
 _NEW_RUN = "start a new run with another --out"

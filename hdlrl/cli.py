@@ -13,6 +13,12 @@ from hdlrl.checkpoint import DISK_FULL
 from hdlrl.errors import HdlrlError
 
 
+def _add_table_arguments(parser: argparse.ArgumentParser) -> None:
+    """--json and --report of the commands whose result is a table."""
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument("--report", type=Path, help="also write a Markdown table to this file")
+
+
 def _add_pdk_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pdk", default="generic", help="generic (embedded), nangate45 or sky130hd")
     parser.add_argument("--pdk-dir", help="folder holding third-party liberty files (default: $HDLRL_PDK_DIR)")
@@ -80,10 +86,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_pdk_arguments(evaluate)
     _add_executor_arguments(evaluate)
     evaluate.add_argument("--flow", type=Path, help="evaluation flow YAML (default: flows/eval.yaml)")
-    evaluate.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    _add_table_arguments(evaluate)
     evaluate.add_argument("--no-cache", action="store_true", help="always run the tools")
     evaluate.add_argument("--no-sandbox", action="store_true", help="run tools without bubblewrap")
-    evaluate.add_argument("--report", type=Path, help="also write a Markdown table to this file")
     evaluate.add_argument("--metrics", type=Path, help="write ORFS-shaped metrics JSON here (one design)")
 
     gate = commands.add_parser("gate", help="the verification gate's verdict on a candidate")
@@ -107,8 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_pdk_arguments(gate_score)
     _add_executor_arguments(gate_score)
     _add_gate_arguments(gate_score)
-    gate_score.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    gate_score.add_argument("--report", type=Path, help="also write a Markdown table to this file")
+    _add_table_arguments(gate_score)
 
     gate_corpus = commands.add_parser("gate-corpus", help="the gate against an attack corpus: holes, false rejections")
     gate_corpus.add_argument("corpus", type=Path, metavar="CORPUS_YAML")
@@ -117,8 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_pdk_arguments(gate_corpus)
     _add_executor_arguments(gate_corpus)
     _add_gate_arguments(gate_corpus)
-    gate_corpus.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    gate_corpus.add_argument("--report", type=Path, help="also write a Markdown table to this file")
+    _add_table_arguments(gate_corpus)
 
     optimize = commands.add_parser("optimize", help="improve one design's PPA with a policy trained during the run")
     optimize.add_argument("design", type=Path, metavar="DESIGN_DIR")
@@ -173,6 +176,20 @@ def build_parser() -> argparse.ArgumentParser:
                                      help="reference descriptions of design folders, for hdlrl summarize --eval")
     references.add_argument("designs", nargs="+", type=Path, metavar="DESIGN_OR_FOLDER")
     references.add_argument("--out", type=Path, default=Path("references.jsonl"), help="JSON lines to write")
+
+    merge = commands.add_parser("merge", help="merge LoRA adapters of one base into one, with peft, no training")
+    merge.add_argument("adapters", nargs="+", type=Path, metavar="ADAPTER_DIR")
+    merge.add_argument("--out", type=Path, required=True, help="folder for the merged adapter")
+    merge.add_argument("--method", default="svd", help="peft's combination type: svd (default), cat, linear, ties, "
+                       "dare_linear, dare_ties, magnitude_prune, ties_svd, dare_linear_svd, dare_ties_svd, "
+                       "magnitude_prune_svd")
+    merge.add_argument("--weights", type=float, nargs="+", help="one per adapter (default: 1/n each; 1 for TIES)")
+    merge.add_argument("--density", type=float, help="fraction of entries kept (TIES, DARE, magnitude pruning)")
+    merge.add_argument("--rank", type=_positive_int, help="the merged rank, SVD methods (default: the largest input's)")
+    merge.add_argument("--majority-sign", choices=("total", "frequency"), default="total", help="TIES's sign election")
+    merge.add_argument("--base", help="base model folder or name (default: the one the adapters record)")
+    merge.add_argument("--seed", type=int, default=0, help="DARE's random pruning")
+    merge.add_argument("--json", action="store_true", help="print the report as JSON")
 
     importer = commands.add_parser("import", help="import benchmark designs into the design format")
     importer.add_argument("suite", choices=("rtllm",))
@@ -277,6 +294,10 @@ def main(argv: list[str] | None = None) -> int:
             from hdlrl.commands.summarize import run_summarize_references
 
             return run_summarize_references(arguments)
+        if arguments.command == "merge":
+            from hdlrl.commands.merge import run_merge
+
+            return run_merge(arguments)
         if arguments.command == "import":
             from hdlrl.importers.rtllm import run_import
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-TOOLS_LOCK = Path(__file__).resolve().parents[1] / "tools.lock"
+# Package data (hdlrl/tools.lock); the repository's tools.lock is a symlink to it.
+TOOLS_LOCK = Path(__file__).resolve().parent / "tools.lock"
 
 
 def load_lock(path: Path = TOOLS_LOCK) -> dict:

@@ -23,7 +23,7 @@ from pathlib import Path
 from hdlrl.design import Design, load_design
 from hdlrl.errors import HdlrlError
 from hdlrl.evaluate.cache import default_cache_path
-from hdlrl.hdl.mutants import parse_rtl, write_sources
+from hdlrl.hdl.design_files import parse_rtl, write_sources
 from hdlrl.hdl.rewrites import RULES, apply_everywhere, rule_options, variant_name
 from hdlrl.hdl.verilog_ast import ParsedSource, unparse
 from hdlrl.pdk import get_pdk

@@ -1,6 +1,6 @@
-"""Functional covergroups (`hdlrl.cover.functional`): the coverage.yaml format and its errors,
-the bins' semantics on hand-made sampling points, the harness's scoping of expressions, and
-the covergroups of the project designs."""
+"""Functional covergroups (`hdlrl.cover.coverage_yaml`, `hdlrl.cover.functional`): the
+coverage.yaml format and its errors, the bins' semantics on hand-made sampling points, the
+harness's scoping of expressions, and the covergroups of the project designs."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from hdlrl.cover.functional import (FunctionalCoverage, GroupTally, fraction, group_tallies, load_covergroups,
-                                    merge_hits, sampled_expressions, scoped)
+from hdlrl.cover.coverage_yaml import load_covergroups
+from hdlrl.cover.functional import (FunctionalCoverage, GroupTally, fraction, group_tallies, merge_hits,
+                                    sampled_expressions, scoped)
 from hdlrl.design import load_design
 from hdlrl.errors import HdlrlError
 from hdlrl.hdl.lexer import tokenize

@@ -33,7 +33,7 @@ def test_a_language_model_proposes_programs_and_the_run_continues(tokenizer, tmp
     flow = replace(load_cover_flow(), budget=6, group_size=3, mutants=0)
     run = CoverRun(load_design(DESIGNS_DIR / "decoder3to8"), policy, flow, tmp_path / "run", progress=False)
     run.run()
-    assert run.state.proposed == 6 and run.state.step == 2
+    assert run.proposed == 6 and run.loop.state.step == 2
     assert run.state.refused + run.state.simulations == 6
     assert run.state.refused and all(reason.startswith("refused: ") for reason in run.state.feedback)
 

@@ -20,7 +20,8 @@ from hdlrl.design import Design, load_design
 from hdlrl.eda.runner import ToolRunner
 from hdlrl.eda.sim.verilator import compiler_cache
 from hdlrl.eda.toolchain import has_tool
-from hdlrl.hdl.mutants import Mutant, make_mutants, write_mutant
+from hdlrl.hdl.design_files import write_mutant
+from hdlrl.hdl.mutants import Mutant, make_mutants
 from hdlrl.verify.diffsim import DiffSimOptions, Stimulus, generate_stimulus
 from hdlrl.verify.interface import Interface, Port, read_interface
 

@@ -226,11 +226,11 @@ def test_truncated_checkpoint_file_is_refused(run_copy: Path, flows: dict[str, P
 def test_altered_checkpoint_file_and_pointer_are_refused(run_copy: Path, flows: dict[str, Path],
                                                          capsys: pytest.CaptureFixture) -> None:
     pointer = _pointer(run_copy)
-    state = run_copy / pointer["folder"] / "run_state.json"
+    state = run_copy / pointer["folder"] / "loop_state.json"
     original = state.read_bytes()
     state.write_bytes(original.replace(b'"step": ', b'"step":_', 1))
     error = _resume_error(run_copy, flows, capsys)
-    assert f"({pointer['folder']}/run_state.json: altered, its sha256 differs)" in error
+    assert f"({pointer['folder']}/loop_state.json: altered, its sha256 differs)" in error
     state.write_bytes(original)
     (run_copy / CHECKPOINT_POINTER).write_text(json.dumps({**pointer, "step": pointer["step"] + 1}))
     assert "checkpoint is damaged (its checksum does not match its content)" in _resume_error(run_copy, flows, capsys)

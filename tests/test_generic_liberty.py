@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from hdlrl.eda.toolchain import find_tool
+from hdlrl.pdk import generic_cells
 from hdlrl.pdk import generic_liberty as gl
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -56,7 +57,7 @@ EXPECTED_FUNCTIONS = {
 
 
 def test_cell_list() -> None:
-    names = gl.cell_names()
+    names = generic_cells.cell_names()
     assert len(names) == len(set(names))
     for base in EXPECTED_FUNCTIONS:
         assert f"{base}_X1" in names
@@ -68,30 +69,30 @@ def test_cell_list() -> None:
     assert re.findall(r"^  cell \((\w+)\)", text, re.MULTILINE) == names
 
 
-@pytest.mark.parametrize("cell", gl.COMB_CELLS, ids=lambda cell: cell.base)
-def test_functions_match_truth_tables(cell: gl.CombCell) -> None:
+@pytest.mark.parametrize("cell", generic_cells.COMB_CELLS, ids=lambda cell: cell.base)
+def test_functions_match_truth_tables(cell: generic_cells.CombCell) -> None:
     expected = EXPECTED_FUNCTIONS[cell.base]
     for combo in itertools.product((False, True), repeat=len(cell.inputs)):
-        got = gl.evaluate_function(cell.function, dict(zip(cell.inputs, combo)))
+        got = generic_cells.evaluate_function(cell.function, dict(zip(cell.inputs, combo)))
         assert got == bool(expected(*combo)), (cell.function, combo)
 
 
 def test_function_parser_accepts_liberty_spellings() -> None:
     values = {"A": True, "B": False}
-    assert gl.evaluate_function("A B'", values) is True
-    assert gl.evaluate_function("A*B + !B", values) is True
-    assert gl.evaluate_function("(A^B)'", values) is False
+    assert generic_cells.evaluate_function("A B'", values) is True
+    assert generic_cells.evaluate_function("A*B + !B", values) is True
+    assert generic_cells.evaluate_function("(A^B)'", values) is False
     with pytest.raises(ValueError):
-        gl.evaluate_function("A & C", values)
+        generic_cells.evaluate_function("A & C", values)
 
 
 def test_timing_senses() -> None:
-    assert gl.timing_sense("!(A&B)", ("A", "B"), "A") == "negative_unate"
-    assert gl.timing_sense("(A|B)", ("A", "B"), "B") == "positive_unate"
-    assert gl.timing_sense("(A^B)", ("A", "B"), "A") == "non_unate"
+    assert generic_cells.timing_sense("!(A&B)", ("A", "B"), "A") == "negative_unate"
+    assert generic_cells.timing_sense("(A|B)", ("A", "B"), "B") == "positive_unate"
+    assert generic_cells.timing_sense("(A^B)", ("A", "B"), "A") == "non_unate"
     mux = "((A&!S)|(B&S))"
-    assert gl.timing_sense(mux, ("A", "B", "S"), "A") == "positive_unate"
-    assert gl.timing_sense(mux, ("A", "B", "S"), "S") == "non_unate"
+    assert generic_cells.timing_sense(mux, ("A", "B", "S"), "A") == "positive_unate"
+    assert generic_cells.timing_sense(mux, ("A", "B", "S"), "S") == "non_unate"
 
 
 def test_area_and_leakage_formulas() -> None:
@@ -106,12 +107,12 @@ def test_area_and_leakage_formulas() -> None:
 
 
 def test_delay_grows_with_load_and_shrinks_with_drive() -> None:
-    weak = gl.delay_table(0.01, gl.R_UNIT_KOHM * 1.2 / 1)
-    strong = gl.delay_table(0.01, gl.R_UNIT_KOHM * 1.2 / 4)
+    weak = generic_cells.delay_table(0.01, generic_cells.R_UNIT_KOHM * 1.2 / 1)
+    strong = generic_cells.delay_table(0.01, generic_cells.R_UNIT_KOHM * 1.2 / 4)
     for row_weak, row_strong in zip(weak, strong):
         assert row_weak == sorted(row_weak) and row_weak[0] > 0
         assert all(s <= w for s, w in zip(row_strong, row_weak))
-    assert len(weak) == len(gl.SLEW_INDEX_NS) and len(weak[0]) == len(gl.LOAD_INDEX_PF)
+    assert len(weak) == len(generic_cells.SLEW_INDEX_NS) and len(weak[0]) == len(generic_cells.LOAD_INDEX_PF)
 
 
 def test_text_is_deterministic_and_well_formed(tmp_path: Path) -> None:
@@ -228,7 +229,7 @@ def synthesize(liberty: Path, workdir: Path, design: str,
 def test_yosys_maps_every_cell(liberty: Path, tmp_path: Path, design: str) -> None:
     cells, area, netlist = synthesize(liberty, tmp_path, design,
                                       TIE_MAP if design == "constants" else "")
-    library_cells = set(gl.cell_names())
+    library_cells = set(generic_cells.cell_names())
     assert cells, "no cells mapped"
     assert not [name for name in cells if name.startswith("$")], cells
     assert set(cells) <= library_cells, cells
@@ -324,7 +325,7 @@ def test_sta_sequential_timing_and_power(liberty: Path, tmp_path: Path, design: 
     to_flops = "report_checks -path_delay max -path_group clk -to [all_registers -data_pins]"
     output = run_sta(liberty, netlist, tmp_path,
                      "\n".join((REAL_CLOCK, from_flops, to_flops, REPORTS)))
-    assert arrival_ns(output) > gl.CLK_TO_Q_NS  # the first report starts with a clock-to-Q arc
+    assert arrival_ns(output) > generic_cells.CLK_TO_Q_NS  # the first report starts with a clock-to-Q arc
     assert "library setup time" in output
     assert power_totals_w(output)["total"] > 0
     assert power_row_w(output, "Sequential") > 0

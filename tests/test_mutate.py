@@ -14,7 +14,8 @@ from hdlrl.design import load_design
 from hdlrl.errors import HdlrlError
 from hdlrl.hdl.equivalent_rewrites import equivalent_rewrites
 from hdlrl.hdl.lexer import normalise
-from hdlrl.hdl.mutants import MUTATION_OPERATORS, OPERATOR_FAMILIES, check_round_trip, make_mutants, write_mutant
+from hdlrl.hdl.design_files import write_mutant
+from hdlrl.hdl.mutants import MUTATION_OPERATORS, OPERATOR_FAMILIES, check_round_trip, make_mutants
 from hdlrl.hdl.verilog_ast import parse_verilog, shared_parser, unparse
 
 # Between them these designs have every construct a mutation operator needs.

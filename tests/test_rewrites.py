@@ -15,7 +15,7 @@ from conftest import DESIGNS_DIR
 from hdlrl.design import load_design
 from hdlrl.evaluate.eval_flow import load_flow
 from hdlrl.evaluate.job import EvalJob, run_job
-from hdlrl.hdl.mutants import parse_rtl, write_mutant, write_sources
+from hdlrl.hdl.design_files import parse_rtl, write_mutant, write_sources
 from hdlrl.hdl.rewrites import RULES, applicable_rewrites, apply_everywhere, apply_rewrite
 from hdlrl.hdl.rewrites.scope import Scope, modules
 from hdlrl.hdl.verilog_ast import parse_verilog, unparse

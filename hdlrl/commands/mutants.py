@@ -10,7 +10,8 @@ from hdlrl.design import load_design
 from hdlrl.errors import HdlrlError
 from hdlrl.evaluate.cascade import evaluate
 from hdlrl.evaluate.eval_flow import load_flow
-from hdlrl.hdl.mutants import check_round_trip, make_mutants, write_mutant
+from hdlrl.hdl.design_files import write_mutant
+from hdlrl.hdl.mutants import check_round_trip, make_mutants
 from hdlrl.pdk import get_pdk
 
 INDEX_FILE = "mutants.json"

@@ -16,7 +16,7 @@ from hdlrl.errors import HdlrlError
 from hdlrl.evaluate.cache import default_cache_path
 from hdlrl.evaluate.executors import Executor, make_executor
 from hdlrl.evaluate.staging import view_text
-from hdlrl.hdl.mutants import write_sources
+from hdlrl.hdl.design_files import write_sources
 from hdlrl.optimize.optimize_flow import DEFAULT_OPTIMIZE_FLOW, OptimizeFlow, load_optimize_flow
 from hdlrl.optimize.loop import OptimizeRun
 from hdlrl.ttt.pool import PoolState
@@ -64,7 +64,7 @@ def optimize_design(design: Design, arguments: argparse.Namespace, run_dir: Path
     best = run.run(resume=arguments.resume)
     summary = {
         "design": design.name, "policy": policy.name, "mode": _mode(arguments), "pdk": pdk.name,
-        "seed": arguments.seed, "budget": flow.budget, "steps": run.state.step,
+        "seed": arguments.seed, "budget": flow.budget, "steps": run.loop.state.step,
         "candidates": run.candidates_judged(),  # fewer than the budget when the search ran out of new designs
         "reference_ppa": run.state.reference_ppa, "best_ppa": best.ppa,
         "ppa_product_ratio": run.best_ratio(),

@@ -5,6 +5,7 @@ per design (with line and toggle coverage on the design's files) and reads each 
 vectors from a `$readmemh` file named on the command line (`+stimulus=FILE +cycles=N`). Every
 run writes its own coverage file (`+coverage=FILE`): Verilator's `--binary` main loses coverage
 when `$finish` ends the run, so the harness brings a small C++ main that writes it itself.
+The Verilog frame (clocks, instances, cycle loop) and that main come from `hdlrl.hdl.testbench`.
 
 Besides the design (instance `hdlrl_dut`), the harness holds the gate's mutants, each with its
 modules renamed, driven by the same inputs. An output of a mutant that differs from the
@@ -34,45 +35,17 @@ from hdlrl.eda.runner import Limits, ToolRunner
 from hdlrl.eda.sim.verilator import VERILATOR_QUIET, compiler_cache
 from hdlrl.eda.toolchain import require_tool
 from hdlrl.hdl.rename import prefix_modules
-from hdlrl.verify.diffsim import Stimulus, declaration, delay_literal, write_stimulus
+from hdlrl.hdl.testbench import COVERAGE_OFF, Bench, coverage_main
+from hdlrl.verify.diffsim import Stimulus, write_stimulus
 from hdlrl.verify.interface import Interface, Port
 
 HARNESS_TOP = "hdlrl_cover_tb"
 HARNESS_FILE = "hdlrl_cover_tb.v"
 MAIN_FILE = "hdlrl_cover_main.cpp"
 BINARY = "hdlrl_cover"
-_COVERAGE_OFF = "/*verilator coverage_off*/\n"
+DUT = "hdlrl_dut"  # the design's instance
 _SAMPLE_LINE = re.compile(r"^HDLRL_S (\d+)((?: [01xzXZ]+)*)\s*$")
 _KILL_LINE = re.compile(r"^HDLRL_K (\d+) (\d+)\s*$")
-
-# Run the model until $finish, then write this run's coverage where +coverage= says.
-_MAIN_TEMPLATE = """\
-#include <memory>
-#include "verilated.h"
-#include "verilated_cov.h"
-#include "V{top}.h"
-
-int main(int argc, char** argv) {{
-    const std::unique_ptr<VerilatedContext> context{{new VerilatedContext}};
-    context->commandArgs(argc, argv);
-    const std::unique_ptr<V{top}> model{{new V{top}{{context.get()}}}};
-    while (!context->gotFinish()) {{
-        model->eval();
-        if (!model->eventsPending()) break;
-        context->time(model->nextTimeSlot());
-    }}
-    model->final();
-    const char* coverage = context->commandArgsPlusMatch("coverage=");
-    context->coveragep()->write(coverage[0] ? coverage + sizeof("+coverage=") - 1 : "coverage.dat");
-    return 0;
-}}
-"""
-
-
-def coverage_main(top: str) -> str:
-    """C++ main for a Verilator `--cc --exe` build of `top` that keeps its coverage (`+coverage=FILE`)."""
-    return _MAIN_TEMPLATE.format(top=top)
-
 
 @dataclass(frozen=True)
 class HarnessSpec:
@@ -103,86 +76,40 @@ def mutant_prefix(index: int) -> str:
     return f"hdlrl_m{index}_"
 
 
-def instance_line(module: str, instance: str, interface: Interface, outputs_prefix: str) -> str:
-    connections = [f".{port.name}({port.name})" for port in interface.inputs]
-    connections += [f".{port.name}({outputs_prefix}{port.name})" for port in interface.outputs]
-    return f"    {module} {instance} ({', '.join(connections)});"
-
-
 def harness_verilog(spec: HarnessSpec) -> str:
     """The harness top: clocks, the design, the mutants, the stimulus memory and the cycle loop."""
-    design, interface = spec.design, spec.interface
-    input_names = {port.name for port in interface.inputs}
-    clocks = [clock for clock in design.clocks if clock.name in input_names]
-    lines = [_COVERAGE_OFF.strip(), "`timescale 1ns/1ps", f"module {HARNESS_TOP};"]
-    for clock in clocks:
-        lines += [f"    reg {clock.name} = 1'b0;",
-                  f"    always #{delay_literal(clock.period_ns / 2)} {clock.name} = ~{clock.name};"]
-    undriven = [port for port in interface.inputs if port not in spec.driven and port.name not in
-                {clock.name for clock in clocks}]
-    lines += [declaration("reg", port.width, port.name) for port in (*spec.driven, *undriven)]
-    lines += [declaration("wire", port.width, f"hdlrl_dut_{port.name}") for port in interface.outputs]
-    lines.append(instance_line(interface.top, "hdlrl_dut", interface, "hdlrl_dut_"))
-    for index in range(len(spec.mutants)):
-        prefix = f"hdlrl_mutant{index}_"
-        lines += [declaration("wire", port.width, f"{prefix}{port.name}") for port in interface.outputs]
-        lines.append(instance_line(mutant_prefix(index) + interface.top, f"hdlrl_mutant{index}",
-                               interface, prefix))
-    lines += [declaration("bit", port.width, f"hdlrl_known_{port.name}") for port in interface.outputs]
-
-    width = max(1, sum(port.width for port in spec.driven))
-    mutants = len(spec.mutants)
-    lines += [f"    reg [{width - 1}:0] hdlrl_stimulus [0:{spec.max_cycles - 1}];",
-              "    reg [8*512-1:0] hdlrl_file;",
-              "    integer hdlrl_cycles, hdlrl_first, hdlrl_cycle, hdlrl_index;",
-              f"    integer hdlrl_killed_at [0:{max(mutants, 1) - 1}];", ""]
-
-    lines += ["    task hdlrl_compare;", "        begin"]
-    for port in interface.outputs:
-        lines.append(f"            hdlrl_known_{port.name} = ~(hdlrl_dut_{port.name} ^ hdlrl_dut_{port.name});")
+    interface, mutants = spec.interface, len(spec.mutants)
+    bench = Bench(HARNESS_TOP, interface.inputs, interface.outputs, spec.driven, spec.design.clocks)
+    body = [*bench.declarations(), *bench.instance(interface.top, DUT)]
     for index in range(mutants):
-        differs = " || ".join(
-            f"(((hdlrl_dut_{port.name} ^ hdlrl_mutant{index}_{port.name}) & hdlrl_known_{port.name}) !== 0)"
-            for port in interface.outputs) or "0"
-        lines.append(f"            if (hdlrl_killed_at[{index}] < 0 && ({differs})) "
-                     f"hdlrl_killed_at[{index}] = hdlrl_cycle;")
-    lines += ["        end", "    endtask", ""]
+        body += bench.instance(mutant_prefix(index) + interface.top, f"hdlrl_mutant{index}")
+    body += [*bench.known_declarations(), bench.stimulus_memory(spec.max_cycles), "    reg [8*512-1:0] hdlrl_file;",
+             "    integer hdlrl_cycles, hdlrl_first, hdlrl_cycle, hdlrl_index;",
+             f"    integer hdlrl_killed_at [0:{max(mutants, 1) - 1}];", ""]
 
-    printed = [f"hdlrl_dut_{port.name}" for port in interface.outputs] + list(spec.sampled)
+    checks = bench.known(DUT)
+    for index in range(mutants):
+        differs = " || ".join(bench.differs(port, DUT, f"hdlrl_mutant{index}") for port in interface.outputs) or "0"
+        checks.append(f"if (hdlrl_killed_at[{index}] < 0 && ({differs})) hdlrl_killed_at[{index}] = hdlrl_cycle;")
+    body += bench.compare_task(checks)
+
+    printed = [f"{DUT}_{port.name}" for port in interface.outputs] + list(spec.sampled)
     display = (f'$display("HDLRL_S %0d{" %b" * len(printed)}", hdlrl_cycle'
                + "".join(f", {expression}" for expression in printed) + ");")
-    period = clocks[0].period_ns if clocks else None
-    apply = f"#{delay_literal(period / 10)} " if period else ""
-    settle = f"#{delay_literal(period * 8 / 10)}" if period else "#1"
-    drive = (f"{{{', '.join(port.name for port in spec.driven)}}} = hdlrl_stimulus[hdlrl_cycle];"
-             if spec.driven else ";")
-    lines += [
-        "    initial begin",
-        *[f"        {port.name} = 0;" for port in undriven],
-        '        if (!$value$plusargs("stimulus=%s", hdlrl_file)) hdlrl_file = "stimulus.hex";',
-        '        if (!$value$plusargs("cycles=%d", hdlrl_cycles)) hdlrl_cycles = 0;',
-        '        if (!$value$plusargs("first=%d", hdlrl_first)) hdlrl_first = 0;',
-        f"        if (hdlrl_cycles > {spec.max_cycles}) hdlrl_cycles = {spec.max_cycles};",
-        "        if (hdlrl_cycles > 0) $readmemh(hdlrl_file, hdlrl_stimulus, 0, hdlrl_cycles - 1);",
-        f"        for (hdlrl_index = 0; hdlrl_index < {max(mutants, 1)}; hdlrl_index = hdlrl_index + 1)",
-        "            hdlrl_killed_at[hdlrl_index] = -1;",
-        "        for (hdlrl_cycle = 0; hdlrl_cycle < hdlrl_cycles; hdlrl_cycle = hdlrl_cycle + 1) begin",
-        f"            {apply}{drive}",
-        f"            {settle} {display}",
-        "            if (hdlrl_cycle >= hdlrl_first) hdlrl_compare;",
-    ]
-    if clocks:
-        lines.append(f"            @(negedge {clocks[0].name});")
-    lines += [
-        "        end",
-        f"        for (hdlrl_index = 0; hdlrl_index < {mutants}; hdlrl_index = hdlrl_index + 1)",
-        '            if (hdlrl_killed_at[hdlrl_index] >= 0) $display("HDLRL_K %0d %0d", hdlrl_index, '
+    body += bench.initial([
+        'if (!$value$plusargs("stimulus=%s", hdlrl_file)) hdlrl_file = "stimulus.hex";',
+        'if (!$value$plusargs("cycles=%d", hdlrl_cycles)) hdlrl_cycles = 0;',
+        'if (!$value$plusargs("first=%d", hdlrl_first)) hdlrl_first = 0;',
+        f"if (hdlrl_cycles > {spec.max_cycles}) hdlrl_cycles = {spec.max_cycles};",
+        "if (hdlrl_cycles > 0) $readmemh(hdlrl_file, hdlrl_stimulus, 0, hdlrl_cycles - 1);",
+        f"for (hdlrl_index = 0; hdlrl_index < {max(mutants, 1)}; hdlrl_index = hdlrl_index + 1)",
+        "    hdlrl_killed_at[hdlrl_index] = -1;",
+        *bench.cycle_loop("hdlrl_cycles", display, ["if (hdlrl_cycle >= hdlrl_first) hdlrl_compare;"]),
+        f"for (hdlrl_index = 0; hdlrl_index < {mutants}; hdlrl_index = hdlrl_index + 1)",
+        '    if (hdlrl_killed_at[hdlrl_index] >= 0) $display("HDLRL_K %0d %0d", hdlrl_index, '
         "hdlrl_killed_at[hdlrl_index]);",
-        "        $finish;",
-        "    end",
-        "endmodule",
-    ]
-    return "\n".join(lines) + "\n"
+    ])
+    return bench.module(body, coverage_off=True)
 
 
 def _relative(design: Design, path: Path) -> str:
@@ -264,7 +191,7 @@ def _stage_sources(spec: HarnessSpec, folder: Path) -> list[Path]:
         for name, text in zip(names, mutant_texts):
             target = folder / "mutants" / str(index) / name
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(_COVERAGE_OFF + text)
+            target.write_text(f"{COVERAGE_OFF}\n{text}")
             staged.append(target)
     for data_file in design.data_files:
         shutil.copyfile(data_file, folder / data_file.name)

@@ -23,20 +23,16 @@ import hashlib
 import json
 import re
 import secrets
-import time
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from tqdm import tqdm
-
-from hdlrl.checkpoint import checkpoint_kept, disk_full_stops, open_run, write_checkpoint
 from hdlrl.cover.corpus import Entry
 from hdlrl.cover.coverage import CoveragePoint, MetricSummary, merge_counts, summarise
 from hdlrl.cover.cover_flow import CoverFlow
-from hdlrl.cover.functional import (FunctionalCoverage, fraction, load_covergroups, merge_hits,
-                                    sampled_expressions, scoped)
+from hdlrl.cover.coverage_yaml import load_covergroups
+from hdlrl.cover.functional import FunctionalCoverage, fraction, merge_hits, sampled_expressions, scoped
 from hdlrl.cover.harness import Harness, HarnessBuildError, HarnessRun, HarnessSpec, build_harness, spec_digest
 from hdlrl.cover.mutants import CoverMutant, cover_mutants
 from hdlrl.cover.steer import steering_values
@@ -47,11 +43,11 @@ from hdlrl.eda.diagnostics import ToolWarning
 from hdlrl.eda.runner import ToolRunner
 from hdlrl.errors import HdlrlError
 from hdlrl.evaluate.cache import rtl_digest
-from hdlrl.hdl.mutants import relative_name
-from hdlrl.ttt.kl_control import KlControlState
-from hdlrl.ttt.update import learn
+from hdlrl.hdl.design_files import relative_name
 from hdlrl.paths import user_cache_dir
 from hdlrl.cover.prompt import CoverState
+from hdlrl.ttt.loop import Group, Judged, LoopSettings, SearchLoop
+from hdlrl.ttt.pool import PoolState
 from hdlrl.ttt.protocol import Policy, Sample
 from hdlrl.serialize import to_jsonable
 from hdlrl.verify.interface import InterfaceError, read_interface
@@ -62,10 +58,8 @@ _UNCOVERED_SHOWN = 40
 
 @dataclass
 class CoverRunState:
-    """Everything a checkpoint holds besides the policy."""
+    """What a checkpoint holds of the job besides the loop's state and the policy."""
 
-    step: int = 0
-    proposed: int = 0  # programs the policy proposed (the budget counts these)
     simulations: int = 0
     refused: int = 0
     code: dict[str, int] = field(default_factory=dict)  # point id -> hits over the run
@@ -76,7 +70,6 @@ class CoverRunState:
     feedback: list[str] = field(default_factory=list)
     unreachable: dict[str, str] = field(default_factory=dict)  # point id -> why no stimulus can reach it
     examined: list[str] = field(default_factory=list)  # uncovered point ids already tried for unreachability
-    controller: KlControlState | None = None
 
 
 @dataclass
@@ -91,14 +84,19 @@ class Outcome:
 
 
 class CoverRun:
+    kind, unit = "cover", "program"
+
     def __init__(self, design: Design, policy: Policy, flow: CoverFlow, run_dir: Path, seed: int = 0,
                  sandbox: bool | None = None, progress: bool = True):
         self.design, self.policy, self.flow = design, policy, flow
         self.run_dir = Path(run_dir)
         self.seed = seed
         self.sandbox = sandbox
-        self.progress = progress
-        self.state = CoverRunState(controller=KlControlState.initial(flow.kl_control))
+        self.label = f"cover {design.name}"
+        self.state = CoverRunState()
+        settings = LoopSettings(flow.budget, groups=1, group_size=flow.group_size, advantage=flow.advantage,
+                                kl_control=flow.kl_control)
+        self.loop = SearchLoop(self, policy, settings, seed, self.run_dir, progress)
         self.sources = {relative_name(design, path): path.read_text(errors="replace") for path in design.rtl}
         self.token = secrets.token_hex(4)  # names this run's files in the shared harness folder
 
@@ -285,104 +283,93 @@ class CoverRun:
         return CoverState(self.design.name, self.design.description, self.sources, inputs,
                           self.space.reset.name if self.space.reset else None, self.fractions(),
                           [*uncovered_code, *uncovered_bins][:_UNCOVERED_SHOWN], steering,
-                          list(self.state.feedback), f"step{self.state.step}")
+                          list(self.state.feedback), f"step{self.loop.state.step}")
 
-    # ------------------------------------------------------------------ one step
+    # ------------------------------------------------------------------ the job
 
-    def step(self) -> list[dict]:
-        started = time.perf_counter()
-        step = self.state.step
-        state = self.cover_state()
-        asked = min(self.flow.group_size, self.flow.budget - self.state.proposed)
-        samples = self.policy.sample(state, asked, self.seed * 1_000_003 + step)
+    def start(self) -> list[PoolState]:
+        """The pool's one state: the design, whose coverage the run raises."""
+        self.prepare()
+        return [PoolState("s00000", dict(self.sources), 0.0, initial=True)]
+
+    def view(self, state: PoolState, drawn: list[Group]) -> CoverState:
+        return self.cover_state()
+
+    def judge(self, step: int, groups: list[Group]) -> list[list[Judged]]:
+        """Simulate every program in parallel, then reward each, in order, by what it adds to the
+        coverage of the run so far (earlier programs of the step included)."""
+        samples = [sample for group in groups for sample in group.samples]
         with ThreadPoolExecutor(max_workers=self.flow.workers) as pool:
             outcomes = list(pool.map(lambda pair: self._simulate(pair[1], f"{self.token}_s{step}_{pair[0]}",
                                                                  self.seed * 1_000_003 + step * 1000 + pair[0]),
                                      enumerate(samples)))
-        rows, rewards = [], []
         covered = self.covered()
         killed = {int(index) for index in self.state.killed}
-        for index, outcome in enumerate(outcomes):
-            self.state.proposed += 1
-            if outcome.run is None:
-                self.state.refused += outcome.program is None
-                self.state.feedback = (self.state.feedback + [outcome.reason])[-self.flow.feedback_lines:]
-                rewards.append(REFUSED_REWARD)
-                rows.append({"kind": "program", "step": step, "sample": index, "action": outcome.sample.action,
-                             "reward": REFUSED_REWARD, "reason": outcome.reason})
-                continue
-            reward = self._reward(outcome, covered, killed)
-            rewards.append(reward)
-            self.state.simulations += 1
-            items = self._items(outcome)
-            new_items, new_kills = items - covered, set(outcome.run.killed) - killed
-            if new_items or new_kills:
-                self.state.corpus.append(Entry(outcome.program.to_json(), outcome.program.seed,
-                                               outcome.program.origin, sorted(items), sorted(outcome.run.killed)))
-            self.state.code = merge_counts(self.state.code, outcome.run.coverage)
-            self.state.functional = merge_hits(self.state.functional, outcome.functional)
-            for mutant in new_kills:
-                self.state.killed[str(mutant)] = self.state.simulations
-            covered |= items
-            killed |= new_kills
-            self.state.curve.append({"simulations": self.state.simulations, "hits": self.hits_per_metric(),
-                                     "killed": len(self.state.killed)})
-            rows.append({"kind": "program", "step": step, "sample": index, "action": outcome.sample.action,
-                         "reward": reward, "new_items": len(new_items), "new_kills": len(new_kills),
-                         "cycles": outcome.program.cycles})
-        learned = learn(self.policy, [(state, samples)], [rewards], self.flow.advantage, self.state.controller,
-                        self.flow.kl_control, update=True)
-        self.state.controller = learned.controller
-        rows.append({"kind": "step", "step": step, "simulations": self.state.simulations, **self.fractions(),
-                     "mutation_score": self.mutation_score(), **self.state.controller.to_dict(),
-                     "loss": learned.stats.loss if learned.stats else 0.0,
-                     "constant_groups": learned.advantages.constant_groups, "wall_s": time.perf_counter() - started})
-        return rows
+        judged = [self._judged(outcome, covered, killed) for outcome in outcomes]
+        if self.harness.code_coverage and not any(verdict.row.get("new_items") for verdict in judged):
+            self.examine_uncovered()  # coverage stalled: some holes may have no way in
+        return [judged]
 
-    # ------------------------------------------------------------------ checkpoints
+    def _judged(self, outcome: Outcome, covered: set[str], killed: set[int]) -> Judged:
+        """One program's reward and row; `covered` and `killed` grow by what it reached."""
+        if outcome.run is None:
+            self.state.refused += outcome.program is None
+            self.state.feedback = (self.state.feedback + [outcome.reason])[-self.flow.feedback_lines:]
+            return Judged(REFUSED_REWARD, {"kind": "program", "action": outcome.sample.action,
+                                           "reward": REFUSED_REWARD, "reason": outcome.reason})
+        reward = self._reward(outcome, covered, killed)
+        self.state.simulations += 1
+        items = self._items(outcome)
+        new_items, new_kills = items - covered, set(outcome.run.killed) - killed
+        if new_items or new_kills:
+            self.state.corpus.append(Entry(outcome.program.to_json(), outcome.program.seed,
+                                           outcome.program.origin, sorted(items), sorted(outcome.run.killed)))
+        self.state.code = merge_counts(self.state.code, outcome.run.coverage)
+        self.state.functional = merge_hits(self.state.functional, outcome.functional)
+        for mutant in new_kills:
+            self.state.killed[str(mutant)] = self.state.simulations
+        covered |= items
+        killed |= new_kills
+        self.state.curve.append({"simulations": self.state.simulations, "hits": self.hits_per_metric(),
+                                 "killed": len(self.state.killed)})
+        return Judged(reward, {"kind": "program", "action": outcome.sample.action, "reward": reward,
+                               "new_items": len(new_items), "new_kills": len(new_kills),
+                               "cycles": outcome.program.cycles})
 
-    def _settings(self) -> dict:
+    def step_summary(self, rows: list[dict]) -> dict:
+        return {"simulations": self.state.simulations, **self.fractions(), "mutation_score": self.mutation_score()}
+
+    def postfix(self) -> dict[str, str]:
+        return {metric: f"{value:.2f}" for metric, value in self.fractions().items() if value is not None}
+
+    def finished(self) -> bool:
+        return self.flow.stop_at_targets and self.state.simulations > 0 and self.targets_met()
+
+    def resume_settings(self) -> dict:
         return {"design": self.design.name, "rtl": [rtl_digest(path) for path in self.design.rtl],
-                "policy": self.policy.name, "seed": self.seed,
                 "flow": hashlib.sha256(repr(replace(self.flow, budget=0)).encode()).hexdigest()}
 
-    def _checkpoint(self, rows: list[dict]) -> None:
-        def save(folder: Path) -> None:
-            self.policy.save(folder / "policy")
-            (folder / "run_state.json").write_text(json.dumps(to_jsonable(self.state)))
+    def save(self, folder: Path) -> None:
+        (folder / "run_state.json").write_text(json.dumps(to_jsonable(self.state)))
 
-        write_checkpoint(self.run_dir, "cover", self.state.step - 1, rows, self._settings(), save)
-
-    def _load(self, folder: Path) -> None:
-        """Continue from a checkpoint folder that `hdlrl.checkpoint` checked."""
-        self.policy.load(folder / "policy")
+    def load(self, folder: Path) -> None:
+        """Continue from a checkpoint folder: the set-up is redone (the harness build is cached)."""
+        self.prepare()
         data = json.loads((folder / "run_state.json").read_text())
-        self.state = CoverRunState(**{**data, "corpus": [Entry(**entry) for entry in data["corpus"]],
-                                      "controller": KlControlState.from_dict(data["controller"])})
+        self.state = CoverRunState(**{**data, "corpus": [Entry(**entry) for entry in data["corpus"]]})
 
     # ------------------------------------------------------------------ the run
 
     def run(self, resume: bool = False) -> None:
         """Steps until the budget is spent or every target holds (the rest when resuming)."""
-        folder = open_run(self.run_dir, "cover", self._settings(), resume)  # before the harness: a refusal is quick
-        self.prepare()
-        if folder is not None:
-            self._load(folder)
-        bar = tqdm(initial=self.state.proposed, total=self.flow.budget, desc=f"cover {self.design.name}",
-                   unit="program", disable=not self.progress)
-        while self.state.proposed < self.flow.budget and not (self.flow.stop_at_targets and self.state.simulations
-                                                               and self.targets_met()):
-            with disk_full_stops(self.run_dir, checkpoint_kept(self.state.step - 1)):  # unreachability proofs too
-                rows = self.step()
-                if self.harness.code_coverage and not any(row.get("new_items") for row in rows):
-                    self.examine_uncovered()  # coverage stalled: some holes may have no way in
-                self.state.step += 1
-                self._checkpoint(rows)
-            bar.update(self.state.proposed - bar.n)
-            bar.set_postfix({metric: f"{value:.2f}" for metric, value in self.fractions().items() if value is not None})
+        self.loop.run(resume)
         if self.harness.code_coverage:
             self.examine_uncovered()
-        bar.close()
+
+    @property
+    def proposed(self) -> int:
+        """Programs the policy proposed (the budget counts these)."""
+        return self.loop.state.spent
 
 
 def describe_point(item: str) -> str:

@@ -24,7 +24,8 @@ from hdlrl.cover.stimulus import Segment, StimulusProgram, StimulusSpace, render
 from hdlrl.design import Design
 from hdlrl.eda.runner import ToolRunner
 from hdlrl.errors import HdlrlError
-from hdlrl.hdl.mutants import make_mutants, write_mutant
+from hdlrl.hdl.design_files import write_mutant
+from hdlrl.hdl.mutants import make_mutants
 from hdlrl.verify.equivalence import EquivalenceOptions, check_equivalence
 from hdlrl.verify.interface import Interface
 

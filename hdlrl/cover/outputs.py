@@ -29,13 +29,12 @@ from hdlrl.cover.coverage import CoveragePoint, merge_counts, read_coverage_file
 from hdlrl.cover.functional import fraction, merge_hits
 from hdlrl.cover.corpus import Entry, greedy_cover
 from hdlrl.cover.loop import CoverRun
-from hdlrl.cover.report import write_cover_report
+from hdlrl.cover.report import COVERAGE_FILE, write_cover_report
 from hdlrl.cover.stimulus import parse_program, render
 from hdlrl.cover.testbench import ReplayFiles, write_replay
 from hdlrl.errors import HdlrlError
-from hdlrl.hdl.mutants import write_mutant
+from hdlrl.hdl.design_files import write_mutant
 
-COVERAGE_FILE = "coverage.json"
 REPLAY_HIERARCHY = "TOP.hdlrl_replay_tb.hdlrl_dut"
 
 
@@ -171,7 +170,7 @@ def write_outputs(run: CoverRun) -> dict:
         **{metric: totals.get(metric, {}).get("fraction") for metric in ("line", "branch", "toggle", "functional")},
         "mutation_score": document["mutation_score"], "mutants": len(run.mutants) + len(run.hanging),
         "hanging_mutants": len(run.hanging), "unbuildable_mutants": len(run.unbuildable),
-        "simulations": run.state.simulations, "proposed": run.state.proposed, "refused": run.state.refused,
+        "simulations": run.state.simulations, "proposed": run.proposed, "refused": run.state.refused,
         "final_programs": len(final.entries), "final_cycles": final.files.cycles, "final_dropped": final.dropped,
         "unreachable": len(run.state.unreachable), "targets": run.targets,
         "targets_met": all((totals.get(metric, {}).get("fraction") or 0.0) >= target - 1e-12

@@ -24,6 +24,7 @@ from hdlrl.cover.coverage import METRICS, CoveragePoint
 from hdlrl.checkpoint import HISTORY
 from hdlrl.html_page import REPORT, STYLE, Point, Series, html_page, html_table, svg_chart
 
+COVERAGE_FILE = "coverage.json"  # written by hdlrl.cover.outputs, the report's main source
 RTL_COPY = Path("testbench") / "rtl"  # where hdlrl.cover.testbench copies the design's RTL
 CURVE_COLOURS = {"line": "#1f5fbf", "branch": "#d9822b", "toggle": "#2a9d4b", "functional": "#7b3fb5",
                  "mutation_score": "#c0392b"}
@@ -207,8 +208,6 @@ def _read_history(path: Path) -> list[dict]:
 
 def write_cover_report(run_dir: Path) -> Path:
     """Write run_dir/report.html from coverage.json, history.jsonl and the run's RTL copy; returns its path."""
-    from hdlrl.cover.outputs import COVERAGE_FILE  # not at the top: outputs.py calls this module
-
     document = json.loads((run_dir / COVERAGE_FILE).read_text())
     points, bins, mutants = document["points"], document["functional_bins"], document["mutants"]
     marks = line_marks(points)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from hdlrl.cover.coverage import CoveragePoint
 from hdlrl.hdl.lexer import Token, tokenize
-from hdlrl.hdl.mutants import Number
+from hdlrl.hdl.ast_edit import Number
 
 _COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
 

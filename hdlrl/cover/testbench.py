@@ -43,10 +43,11 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from hdlrl.cover.harness import HarnessBuildError, HarnessSpec, build_harness, coverage_main, instance_line
+from hdlrl.cover.harness import HarnessBuildError, HarnessSpec, build_harness
 from hdlrl.design import Design
 from hdlrl.eda.sim.verilator import VERILATOR_QUIET
-from hdlrl.verify.diffsim import Stimulus, declaration, delay_literal, write_stimulus
+from hdlrl.hdl.testbench import Bench, concatenation, coverage_main, hex_word, indent, mismatch, readmemh, slices
+from hdlrl.verify.diffsim import Stimulus, write_stimulus
 from hdlrl.verify.interface import Interface, Port
 
 TESTBENCH_TOP = "hdlrl_replay_tb"
@@ -68,15 +69,6 @@ class ReplayFiles:
     run_script: Path
     coverage_script: Path
     cycles: int  # all stimuli together
-
-
-def _slices(ports: tuple[Port, ...]) -> list[tuple[Port, int, int]]:
-    """(port, msb, lsb) of each port in the concatenation of `ports`, the first in the high bits."""
-    slices, low = [], sum(port.width for port in ports)
-    for port in ports:
-        low -= port.width
-        slices.append((port, low + port.width - 1, low))
-    return slices
 
 
 def _icarus_outputs(design: Design, interface: Interface, driven: tuple[Port, ...],
@@ -102,7 +94,7 @@ def _expected_words(interface: Interface, stimuli: list[Stimulus], expected: lis
                     on_icarus: list[list[list[str]]] | None) -> tuple[list[str], list[str], int]:
     """Hex lines of expected.hex and expected_mask.hex, and how many bits known in `expected` are
     left out because they are X or Z on Icarus. X/Z bits are 0 in both files."""
-    digits = max(1, (sum(port.width for port in interface.outputs) + 3) // 4)
+    width = sum(port.width for port in interface.outputs)
     values, masks, dropped = [], [], 0
     for number, (stimulus, cycles) in enumerate(zip(stimuli, expected)):
         for cycle, row in enumerate(cycles):
@@ -115,8 +107,8 @@ def _expected_words(interface: Interface, stimuli: list[Stimulus], expected: lis
                 known = [k and there for k, there in zip(known, set_there)]
             value = "".join("1" if bit == "1" else "0" for bit in bits)
             mask = "".join("1" if k else "0" for k in known)
-            values.append(format(int(value or "0", 2), f"0{digits}x"))
-            masks.append(format(int(mask or "0", 2), f"0{digits}x"))
+            values.append(hex_word(int(value or "0", 2), width))
+            masks.append(hex_word(int(mask or "0", 2), width))
     return values, masks, dropped
 
 
@@ -142,89 +134,54 @@ def _check(interface: Interface, driven: tuple[Port, ...], stimuli: list[Stimulu
 def replay_verilog(design: Design, interface: Interface, driven: tuple[Port, ...], lengths: list[int]) -> str:
     """The testbench: the harness's clocks and cycle, the expected outputs compared every cycle,
     `$fatal` (exit 1 on Icarus) at the first mismatch; `+stimulus=S` replays stimulus S alone."""
-    input_names = {port.name for port in interface.inputs}
-    clocks = [clock for clock in design.clocks if clock.name in input_names]
-    undriven = [port for port in interface.inputs
-                if port not in driven and port.name not in {clock.name for clock in clocks}]
-    outputs = interface.outputs
-    rows = sum(lengths)
-    driven_width = max(1, sum(port.width for port in driven))
+    bench = Bench(TESTBENCH_TOP, interface.inputs, interface.outputs, driven, design.clocks)
+    outputs, rows = interface.outputs, sum(lengths)
     output_width = max(1, sum(port.width for port in outputs))
-    lines = ["/*verilator coverage_off*/", "`timescale 1ns/1ps",
-             f"// Replays the final stimulus set of `hdlrl cover` on {interface.top} ({len(lengths)} stimuli, "
-             f"{rows} cycles) and checks every output against the reference's.",
-             f"// {STIMULUS_FILE}: {{{', '.join(port.name for port in driven)}}} per cycle; "
-             f"{EXPECTED_FILE}: {{{', '.join(port.name for port in outputs)}}}; "
-             f"{MASK_FILE}: 1 where a bit is compared.",
-             "// +stimulus=S replays stimulus S alone, from power-up as hdlrl ran it (replay/run.sh runs each so);",
-             "// without it all run back to back, each from the state the previous one left.",
-             f"module {TESTBENCH_TOP};"]
-    for clock in clocks:
-        lines += [f"    reg {clock.name} = 1'b0;",
-                  f"    always #{delay_literal(clock.period_ns / 2)} {clock.name} = ~{clock.name};"]
-    lines += [declaration("reg", port.width, port.name) for port in (*driven, *undriven)]
-    lines += [declaration("wire", port.width, f"{DUT_INSTANCE}_{port.name}") for port in outputs]
-    lines.append(instance_line(interface.top, DUT_INSTANCE, interface, f"{DUT_INSTANCE}_"))
-    lines += [f"    reg [{driven_width - 1}:0] hdlrl_stimulus [0:{rows - 1}];",
-              f"    reg [{output_width - 1}:0] hdlrl_expected [0:{rows - 1}];",
-              f"    reg [{output_width - 1}:0] hdlrl_care [0:{rows - 1}];",
-              f"    reg [{output_width - 1}:0] hdlrl_want, hdlrl_known;",
-              f"    integer hdlrl_cycles [0:{len(lengths) - 1}];",
-              # Counters start here, not in the initial block: there Verilator 5.006 (--timing) would
-              # print the pass line with the count's value from before the loop.
-              f"    integer hdlrl_first = 0, hdlrl_last = {len(lengths) - 1}, hdlrl_replayed = 0, hdlrl_row = 0;",
-              "    integer hdlrl_stimulus_number, hdlrl_cycle;", ""]
+    comments = [f"// Replays the final stimulus set of `hdlrl cover` on {interface.top} ({len(lengths)} stimuli, "
+                f"{rows} cycles) and checks every output against the reference's.",
+                f"// {STIMULUS_FILE}: {concatenation(driven)} per cycle; {EXPECTED_FILE}: {concatenation(outputs)}; "
+                f"{MASK_FILE}: 1 where a bit is compared.",
+                "// +stimulus=S replays stimulus S alone, from power-up as hdlrl ran it (replay/run.sh runs each so);",
+                "// without it all run back to back, each from the state the previous one left."]
+    body = [*bench.declarations(), *bench.instance(interface.top, DUT_INSTANCE), bench.stimulus_memory(rows),
+            f"    reg [{output_width - 1}:0] hdlrl_expected [0:{rows - 1}];",
+            f"    reg [{output_width - 1}:0] hdlrl_care [0:{rows - 1}];",
+            f"    reg [{output_width - 1}:0] hdlrl_want, hdlrl_known;",
+            f"    integer hdlrl_cycles [0:{len(lengths) - 1}];",
+            # Counters start here, not in the initial block: there Verilator 5.006 (--timing) would
+            # print the pass line with the count's value from before the loop.
+            f"    integer hdlrl_first = 0, hdlrl_last = {len(lengths) - 1}, hdlrl_replayed = 0, hdlrl_row = 0;",
+            "    integer hdlrl_stimulus_number, hdlrl_cycle;", ""]
 
     given = " ".join(f"{port.name}=%h" for port in driven)
-    lines += ["    task hdlrl_compare;", "        begin",
-              "            hdlrl_want = hdlrl_expected[hdlrl_row];",
-              "            hdlrl_known = hdlrl_care[hdlrl_row];"]
-    for port, high, low in _slices(outputs):
+    checks = ["hdlrl_want = hdlrl_expected[hdlrl_row];", "hdlrl_known = hdlrl_care[hdlrl_row];"]
+    for port, high, low in slices(outputs):
         got, want, known = f"{DUT_INSTANCE}_{port.name}", f"hdlrl_want[{high}:{low}]", f"hdlrl_known[{high}:{low}]"
-        lines += [
-            f"            if ((({got} ^ {want}) & {known}) !== 0) begin",
-            f'                $display("{MISMATCH_LINE} stimulus %0d cycle %0d output {port.name} expected %b got %b",'
+        checks += [
+            f"if {mismatch(got, want, known)} begin",
+            f'    $display("{MISMATCH_LINE} stimulus %0d cycle %0d output {port.name} expected %b got %b",'
             f" hdlrl_stimulus_number, hdlrl_cycle, ({want} & {known}) | (~{known} & {{{port.width}{{1'bx}}}}), {got});",
-            f'                $display("  inputs: {given}"{"".join(f", {port.name}" for port in driven)});',
-            '                $fatal(1, "replay failed at stimulus %0d cycle %0d", hdlrl_stimulus_number, hdlrl_cycle);',
-            "            end",
+            f'    $display("  inputs: {given}"{"".join(f", {port.name}" for port in driven)});',
+            '    $fatal(1, "replay failed at stimulus %0d cycle %0d", hdlrl_stimulus_number, hdlrl_cycle);',
+            "end",
         ]
-    lines += ["        end", "    endtask", ""]
+    body += bench.compare_task(checks)
 
-    period = clocks[0].period_ns if clocks else None
-    apply = f"#{delay_literal(period / 10)} " if period else ""
-    settle = f"#{delay_literal(period * 8 / 10)}" if period else "#1"
-    drive = f"{{{', '.join(port.name for port in driven)}}} = hdlrl_stimulus[hdlrl_row];" if driven else ";"
-    lines += [
-        "    initial begin",
-        *[f"        {port.name} = 0;" for port in undriven],
-        *[f"        hdlrl_cycles[{number}] = {length};" for number, length in enumerate(lengths)],
-        f'        $readmemh("{STIMULUS_FILE}", hdlrl_stimulus);',
-        f'        $readmemh("{EXPECTED_FILE}", hdlrl_expected);',
-        f'        $readmemh("{MASK_FILE}", hdlrl_care);',
-        '        if ($value$plusargs("stimulus=%d", hdlrl_first)) hdlrl_last = hdlrl_first;',
-        "        for (hdlrl_stimulus_number = 0; hdlrl_stimulus_number < hdlrl_first; "
+    replay = bench.cycle_loop("hdlrl_cycles[hdlrl_stimulus_number]", "hdlrl_compare;",
+                              ["hdlrl_row = hdlrl_row + 1;", "hdlrl_replayed = hdlrl_replayed + 1;"], row="hdlrl_row")
+    body += bench.initial([
+        *[f"hdlrl_cycles[{number}] = {length};" for number, length in enumerate(lengths)],
+        readmemh(STIMULUS_FILE), readmemh(EXPECTED_FILE, "hdlrl_expected"), readmemh(MASK_FILE, "hdlrl_care"),
+        'if ($value$plusargs("stimulus=%d", hdlrl_first)) hdlrl_last = hdlrl_first;',
+        "for (hdlrl_stimulus_number = 0; hdlrl_stimulus_number < hdlrl_first; "
         "hdlrl_stimulus_number = hdlrl_stimulus_number + 1)",
-        "            hdlrl_row = hdlrl_row + hdlrl_cycles[hdlrl_stimulus_number];",
-        "        for (hdlrl_stimulus_number = hdlrl_first; hdlrl_stimulus_number <= hdlrl_last; "
+        "    hdlrl_row = hdlrl_row + hdlrl_cycles[hdlrl_stimulus_number];",
+        "for (hdlrl_stimulus_number = hdlrl_first; hdlrl_stimulus_number <= hdlrl_last; "
         "hdlrl_stimulus_number = hdlrl_stimulus_number + 1)",
-        "            for (hdlrl_cycle = 0; hdlrl_cycle < hdlrl_cycles[hdlrl_stimulus_number]; "
-        "hdlrl_cycle = hdlrl_cycle + 1) begin",
-        f"                {apply}{drive}",
-        f"                {settle} hdlrl_compare;",
-        "                hdlrl_row = hdlrl_row + 1;",
-        "                hdlrl_replayed = hdlrl_replayed + 1;",
-    ]
-    if clocks:
-        lines.append(f"                @(negedge {clocks[0].name});")
-    lines += [
-        "            end",
-        f'        $display("{PASS_LINE} %0d cycles", hdlrl_replayed);',
-        "        $finish;",
-        "    end",
-        "endmodule",
-    ]
-    return "\n".join(lines) + "\n"
+        *indent(replay),
+        f'$display("{PASS_LINE} %0d cycles", hdlrl_replayed);',
+    ])
+    return bench.module(body, comments, coverage_off=True)
 
 
 def _copy_sources(design: Design, bench: Path) -> tuple[list[str], list[str]]:

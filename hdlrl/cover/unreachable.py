@@ -36,7 +36,7 @@ from hdlrl.eda.runner import Limits, ToolRunner
 from hdlrl.eda.synth.yosys import read_commands
 from hdlrl.eda.toolchain import require_tool
 from hdlrl.hdl.lexer import Token, tokenize
-from hdlrl.hdl.mutants import Number
+from hdlrl.hdl.ast_edit import Number
 
 _DECLARATION_WORDS = {"reg", "wire", "logic", "input", "output", "inout"}
 _CONTINUOUS_WORDS = {"assign", "wire", "parameter", "localparam", "logic", "reg", "integer", "genvar"}

@@ -13,7 +13,6 @@ import re
 import shutil
 import subprocess
 from dataclasses import dataclass
-from pathlib import Path
 
 from hdlrl.errors import ToolMissingError
 from hdlrl.tools_lock import load_lock

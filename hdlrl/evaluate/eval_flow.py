@@ -13,7 +13,8 @@ from hdlrl.eda.runner import Limits
 from hdlrl.eda.sta import TimingOptions
 from hdlrl.eda.synth.yosys import SynthOptions
 
-FLOWS_DIR = Path(__file__).resolve().parents[2] / "flows"
+# Package data (hdlrl/flows/*.yaml); the repository's flows/ is a symlink to it.
+FLOWS_DIR = Path(__file__).resolve().parents[1] / "flows"
 DEFAULT_FLOW = FLOWS_DIR / "eval.yaml"
 
 

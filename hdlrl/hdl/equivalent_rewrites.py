@@ -5,7 +5,7 @@ whole-file edit of one RTL file that cannot change behaviour at the ports: inter
 renamed, commutative operands swapped, case items with distinct constant labels reordered,
 right-hand sides wrapped in a double negation. pyverilog's printer parenthesises every
 operator, so each rewrite also carries redundant parentheses. Files are written with
-`hdlrl.hdl.mutants.write_mutant`, like mutants.
+`hdlrl.hdl.design_files.write_mutant`, like mutants.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from pyverilog.vparser import ast
 
 from hdlrl.design import Design
 from hdlrl.hdl.lexer import normalise
-from hdlrl.hdl.mutants import ASSIGNMENTS, Number, parse_rtl, walk
+from hdlrl.hdl.ast_edit import ASSIGNMENTS, Number, walk
+from hdlrl.hdl.design_files import parse_rtl
 from hdlrl.hdl.verilog_ast import ParsedSource, unparse
 
 RENAME_SUFFIX = "_hdlrl_renamed"

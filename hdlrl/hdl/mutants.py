@@ -7,9 +7,12 @@ that every kind of bug is represented, and rendered back to Verilog by `unparse`
 design, count and seed give byte-identical mutants.
 
 pyverilog's code generator is trusted only as far as it round-trips: `make_mutants` refuses a
-file whose unparsed text does not parse back to the same tree, and `check_round_trip` (which
-needs the EDA tools, so callers run it once per design) refuses a file whose unparsed text
-no longer passes the design's testbench.
+file whose unparsed text does not parse back to the same tree (`design_files.parse_rtl`), and
+`check_round_trip` (which needs the EDA tools, so callers run it once per design) refuses a
+file whose unparsed text no longer passes the design's testbench.
+
+The tree walking and editing lives in `hdlrl.hdl.ast_edit`; reading the RTL and writing a
+mutant's files (`write_mutant`) in `hdlrl.hdl.design_files`.
 """
 
 from __future__ import annotations
@@ -18,19 +21,19 @@ import copy
 import itertools
 import random
 import re
-import shutil
 import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
 from pyverilog.vparser import ast
 
 from hdlrl.design import Design
 from hdlrl.errors import HdlrlError
+from hdlrl.hdl.ast_edit import ASSIGNMENTS, Number, Site, edited_tree, render, walk
+from hdlrl.hdl.design_files import parse_rtl, write_sources
 from hdlrl.hdl.lexer import normalise
-from hdlrl.hdl.verilog_ast import IndexedPartselect, ParsedSource, parse_verilog, unparse
+from hdlrl.hdl.verilog_ast import IndexedPartselect, ParsedSource, unparse
 
 # A replacement for the target node, or None to remove it from its statement list.
 Edit = tuple[str, Callable[[ast.Node], ast.Node | None]]
@@ -53,11 +56,8 @@ OPERATOR_FAMILIES = {
 }
 NON_COMMUTATIVE = (ast.Minus, ast.Divide, ast.Mod, ast.Power, ast.Sll, ast.Srl, ast.Sla, ast.Sra,
                    ast.LessThan, ast.LessEq, ast.GreaterThan, ast.GreaterEq)
-ASSIGNMENTS = (ast.BlockingSubstitution, ast.NonblockingSubstitution)
 # Subtrees whose constants size declarations: changing them is not a functional bug of the kind wanted.
 DECLARATION_CONTEXTS = (ast.Width, ast.Length, ast.Dimensions, ast.Parameter, ast.Localparam)
-_NUMBER = re.compile(r"^(?P<size>\d*)'(?P<signed>[sS]?)(?P<base>[bBoOdDhH])(?P<digits>[0-9a-fA-F_]+)$")
-_BASES = {"b": 2, "o": 8, "d": 10, "h": 16}
 _RESET_NAME = re.compile(r"rst|reset", re.IGNORECASE)
 
 
@@ -72,116 +72,7 @@ class Mutant:
     text: str  # the complete mutated source of `file`
 
 
-class SourceVariant(Protocol):
-    """Anything that replaces one RTL file's text: a Mutant, or an equivalent Rewrite."""
-
-    file: str
-    text: str
-
-
-@dataclass(frozen=True)
-class Site:
-    """One possible edit: the `node_index`-th node of a file's walk, transformed by `transform`."""
-
-    operator: str
-    file: str
-    line: int
-    node_index: int
-    description: str
-    transform: Callable[[ast.Node], ast.Node | None]
-
-
-# ---------------------------------------------------------------------------- tree helpers
-
-def walk(node: ast.Node, ancestors: tuple[ast.Node, ...] = ()) -> Iterator[tuple[ast.Node, tuple[ast.Node, ...]]]:
-    """Every node with its ancestors (nearest last), in a fixed depth-first order."""
-    yield node, ancestors
-    for child in node.children():
-        if isinstance(child, ast.Node):
-            yield from walk(child, ancestors + (node,))
-
-
-def node_at(tree: ast.Node, index: int) -> tuple[ast.Node, tuple[ast.Node, ...]]:
-    """The node at `index` in walk order, with its ancestors."""
-    for position, entry in enumerate(walk(tree)):
-        if position == index:
-            return entry
-    raise IndexError(f"the tree has no node {index}")
-
-
-def replace_child(parent: ast.Node, old: ast.Node, new: ast.Node | None) -> None:
-    """Put `new` where `old` is among `parent`'s fields; None removes it from a tuple or list."""
-    for field, value in vars(parent).items():
-        if value is old:
-            setattr(parent, field, new)
-            return
-        if isinstance(value, (tuple, list)) and any(item is old for item in value):
-            items = [new if item is old else item for item in value if item is not old or new is not None]
-            setattr(parent, field, type(value)(items))
-            return
-    raise ValueError("node is not a child of its parent")
-
-
-def edited_tree(tree: ast.Node, sites: list["Site"]) -> ast.Node:
-    """A copy of `tree` with each site's node transformed; the original is untouched.
-
-    Sites are applied from the last node in walk order to the first, so that an edit never
-    renumbers a node that is still to be edited (only later nodes can move)."""
-    tree = copy.deepcopy(tree)
-    for site in sorted(sites, key=lambda site: site.node_index, reverse=True):
-        node, ancestors = node_at(tree, site.node_index)
-        replace_child(ancestors[-1], node, site.transform(node))
-    return tree
-
-
-def render(node: ast.Node) -> str:
-    """One-line Verilog for a node, for descriptions."""
-    return " ".join(unparse(node).split())
-
-
-# ---------------------------------------------------------------------------- numbers
-
-@dataclass(frozen=True)
-class Number:
-    """A Verilog integer literal without x/z digits, so that it can be changed and re-printed."""
-
-    value: int
-    size: int | None
-    signed: str
-    base: str
-
-    @staticmethod
-    def parse(text: str) -> "Number | None":
-        text = text.replace(" ", "")
-        if text.replace("_", "").isdigit():
-            return Number(int(text.replace("_", "")), None, "", "")
-        match = _NUMBER.match(text)
-        if match is None:
-            return None
-        base = match.group("base").lower()
-        try:
-            value = int(match.group("digits").replace("_", ""), _BASES[base])
-        except ValueError:
-            return None
-        size = int(match.group("size")) if match.group("size") else None
-        return Number(value % (1 << size) if size else value, size, match.group("signed"), base)
-
-    def with_value(self, value: int) -> str:
-        if self.size:
-            value %= 1 << self.size
-        if not self.base:
-            return str(value)
-        digits = {"b": "b", "o": "o", "d": "d", "h": "x"}[self.base]
-        return f"{self.size or ''}'{self.signed}{self.base}{value:{digits}}"
-
-    def variants(self) -> list[tuple[str, str]]:
-        """(how, literal) for +1, -1 and one flipped bit (the top bit of a sized literal)."""
-        flipped_bit = self.size - 1 if self.size else max(self.value.bit_length(), 1)
-        changes = [("+1", self.value + 1), ("flip bit %d" % flipped_bit, self.value ^ (1 << flipped_bit))]
-        if self.value > 0 or self.size:
-            changes.insert(1, ("-1", self.value - 1))
-        return [(how, self.with_value(value)) for how, value in changes]
-
+# ---------------------------------------------------------------------------- constants
 
 def constant_edits(node: ast.IntConst) -> list[Edit]:
     number = Number.parse(node.value)
@@ -366,27 +257,6 @@ MUTATION_OPERATORS: dict[str, Callable[[ast.Node, tuple[ast.Node, ...]], list[Ed
 
 # ---------------------------------------------------------------------------- design level
 
-def parse_rtl(design: Design) -> dict[str, ParsedSource]:
-    """Every RTL file's AST, keyed by path relative to the design root.
-
-    A file whose unparsed text does not parse back to the same tree would give mutants of
-    something other than the design, so it is refused here, naming the file.
-    """
-    parsed = {}
-    for path in design.rtl:
-        source = parse_verilog(path.read_text(), path)
-        printed = unparse(source)
-        if unparse(parse_verilog(printed, path)) != printed:
-            raise HdlrlError("pyverilog does not reproduce this file faithfully (round trip unstable); "
-                             "no mutants can be made from it", path)
-        parsed[relative_name(design, path)] = source
-    return parsed
-
-
-def relative_name(design: Design, path: Path) -> str:
-    return path.relative_to(design.root).as_posix() if path.is_relative_to(design.root) else path.name
-
-
 def enumerate_sites(file: str, tree: ast.Node) -> list[Site]:
     """All mutation sites of one file, in walk order."""
     sites = []
@@ -455,32 +325,6 @@ def make_mutants(design: Design, count: int, seed: int = 0) -> list[Mutant]:
         if len(mutants) == count:
             break
     return mutants
-
-
-def write_sources(design: Design, texts: dict[str, str], folder: Path) -> tuple[Path, ...]:
-    """A full copy of the design's RTL in `folder`, with the files named in `texts` replaced.
-
-    Returns the RTL paths in the design's order, ready for `design.with_rtl`.
-    """
-    names = [relative_name(design, path) for path in design.rtl]
-    unknown = set(texts) - set(names)
-    if unknown:
-        raise HdlrlError(f"{', '.join(sorted(unknown))} is not an RTL file of design {design.name}", design.root)
-    paths = []
-    for path, name in zip(design.rtl, names):
-        target = folder / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if name in texts:
-            target.write_text(texts[name])
-        else:
-            shutil.copyfile(path, target)
-        paths.append(target)
-    return tuple(paths)
-
-
-def write_mutant(design: Design, mutant: SourceVariant, folder: Path) -> tuple[Path, ...]:
-    """The design's RTL in `folder` with the mutant's (or an equivalent rewrite's) file replaced."""
-    return write_sources(design, {mutant.file: mutant.text}, folder)
 
 
 def check_round_trip(design: Design, passes: Callable[[Design], bool]) -> None:

@@ -12,6 +12,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import networkx as nx
+
 from hdlrl.errors import HdlrlError
 from hdlrl.hdl.ir import Block, Module
 from hdlrl.hdl.lexer import tokenize
@@ -124,37 +126,19 @@ class Hierarchy:
                  for name in instantiated(module.blocks)]
         return [child for child in found if child is not None and child is not module]
 
-    def groups(self) -> list[list[Module]]:
-        """Modules connected by instantiation, children before parents; groups in order of first module."""
+    def graph(self) -> nx.DiGraph:
+        """Module positions in the batch, an edge from each parent to each child it instantiates."""
+        graph = nx.DiGraph()
+        graph.add_nodes_from(range(len(self.modules)))
         index = {id(module): position for position, module in enumerate(self.modules)}
-        root = list(range(len(self.modules)))
+        graph.add_edges_from((position, index[id(child)]) for position, module in enumerate(self.modules)
+                             for child in self.children(module))
+        return graph
 
-        def find(position: int) -> int:
-            while root[position] != position:
-                root[position] = root[root[position]]
-                position = root[position]
-            return position
-
-        for module in self.modules:
-            for child in self.children(module):
-                root[find(index[id(child)])] = find(index[id(module)])
-        members: dict[int, list[Module]] = {}
-        for module in self.modules:
-            members.setdefault(find(index[id(module)]), []).append(module)
-        return [self._post_order(group) for group in members.values()]
-
-    def _post_order(self, group: list[Module]) -> list[Module]:
-        placed: dict[int, Module] = {}
-        visiting: set[int] = set()
-
-        def visit(module: Module) -> None:
-            if id(module) in placed or id(module) in visiting:  # a cycle is cut where it closes
-                return
-            visiting.add(id(module))
-            for child in self.children(module):
-                visit(child)
-            placed[id(module)] = module
-
-        for module in group:
-            visit(module)
-        return list(placed.values())
+    def groups(self) -> list[list[Module]]:
+        """Modules connected by instantiation, children before parents (a cycle is cut where it closes);
+        groups in order of first module."""
+        graph = self.graph()
+        components = sorted(nx.weakly_connected_components(graph), key=min)
+        return [[self.modules[position] for position in nx.dfs_postorder_nodes(graph.subgraph(sorted(component)))]
+                for component in components]

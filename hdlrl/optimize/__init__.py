@@ -1,1 +1,2 @@
-"""The test-time-training optimiser: a pool of design states, advantages and the KL budget."""
+"""`hdlrl optimize`: per-design PPA optimisation by test-time training, a job of `hdlrl.ttt.loop`
+(design states, the gate's verdicts as rewards, the embedded rewrite policy and its prompt)."""

@@ -1,233 +1,168 @@
-"""Training-free merging of LoRA adapters trained on one base, as CHORUS merges complementary experts.
+"""Training-free merging of LoRA adapters of one base, as CHORUS merges complementary experts.
 
-Each adapter is a task vector: per target module it adds ΔW = s · B @ A to the frozen weight,
-with s = alpha / r (alpha / sqrt(r) under rsLoRA). Factors cannot be merged one by one (the mean
-of the Bs times the mean of the As is not the mean of the products), so every method here
-combines the deltas ΔW themselves and then re-factorises the result into a LoRA of rank r' with
-a truncated SVD (the best rank-r' approximation in Frobenius norm, Eckart-Young):
+The arithmetic is peft's own (`LoraModel.add_weighted_adapter`): this module only checks the
+inputs, loads them into the base model, asks peft for the merge and saves the result in the
+folder format `HuggingFacePolicy.save` writes, so the merged adapter loads into an hf policy
+and keeps training. peft's methods, in short (weights w_t, deltas ΔW_t = s_t · B_t A_t):
 
-    ΔW / s' ≈ U_r' diag(σ_r') V_r'ᵀ,   B' = U_r' diag(√σ_r'),   A' = diag(√σ_r') V_r'ᵀ
+- "svd": Σ w_t ΔW_t, truncated to `rank` by an SVD (exact at a high enough rank);
+- "cat": the factors side by side, exactly Σ w_t ΔW_t at rank Σ r_t;
+- "linear", "ties", "dare_*", "magnitude_prune": combine the A's and the B's separately (cheap,
+  approximate: B'A' has cross terms), which needs inputs of one rank;
+- "*_svd" variants: TIES, DARE or magnitude pruning of the deltas ΔW_t, then the SVD.
 
-where s' is the merged adapter's own scale (the first input's alpha at rank r'). The square root
-is split evenly so neither factor is tiny, which keeps the merged adapter trainable.
-
-Everything works on the saved tensors alone; the base model is never loaded. The output folder
-has what `HuggingFacePolicy.save` writes (adapter_config.json, adapter_model.safetensors, and
-optimizer.pt when the first input has one), so `HuggingFacePolicy.load` accepts it in a policy
-built with `lora_rank` = the report's rank and the first input's `lora_alpha`. The optimizer
-state is fresh: the inputs' Adam moments describe their own trajectories, not the merge's; the
-hyperparameters (learning rate, betas) are the first input's, which `load` restores.
+peft's TIES elects each entry's sign before weighting, so an adapter of weight 0 still votes.
 """
 
 from __future__ import annotations
 
-import copy
 import math
 from dataclasses import dataclass
 from pathlib import Path
 
 import torch
-from peft import LoraConfig, PeftConfig
-from peft.utils import CONFIG_NAME, SAFETENSORS_WEIGHTS_NAME
-from safetensors.torch import load_file, save_file
+from peft import LoraConfig, PeftConfig, PeftModel
+from peft.utils import CONFIG_NAME
+from transformers import AutoModelForCausalLM, PreTrainedModel
 
 from hdlrl.errors import HdlrlError
 from hdlrl.policy.hf import OPTIMIZER_FILE
 
-METHODS = ("linear", "ties")
-FACTOR_SUFFIXES = (".lora_A.weight", ".lora_B.weight")
-COMPUTE_DEVICE = "cuda" if torch.cuda.is_available() else "cpu"  # a full SVD per module is slow on the CPU
+METHODS = ("svd", "cat", "linear", "ties", "dare_linear", "dare_ties", "magnitude_prune",  # peft's, in full
+           "ties_svd", "dare_linear_svd", "dare_ties_svd", "magnitude_prune_svd")
+SVD_METHODS = tuple(method for method in METHODS if method.endswith("svd"))
+DENSITY_METHODS = tuple(method for method in METHODS if method not in ("svd", "cat", "linear"))
+SIGN_METHODS = ("total", "frequency")  # TIES's sign election: by total magnitude, or by count
+MERGED = "default"  # peft saves the adapter named "default" at the folder's top, any other in a subfolder
 
 
 @dataclass
 class MergeReport:
-    """What was merged, and how much the rank-`rank` re-factorisation lost per module."""
+    """What was merged; a policy loads `out` when built with lora_rank=`rank` and lora_alpha=`alpha`
+    (`HuggingFacePolicy.load` reads the factors only, and scales them by its own alpha / rank)."""
 
     method: str
-    inputs: list[Path]
     rank: int
-    reconstruction_errors: dict[str, float]  # module -> ‖ΔW - s'·B'A'‖_F / ‖ΔW‖_F (0 where ΔW = 0)
-
-    @property
-    def max_reconstruction_error(self) -> float:
-        return max(self.reconstruction_errors.values(), default=0.0)
-
-
-@dataclass
-class LoraAdapter:
-    """One saved adapter: its config and its (A, B) factors per target module."""
-
-    folder: Path
-    config: LoraConfig
-    factors: dict[str, tuple[torch.Tensor, torch.Tensor]]
-
-    @property
-    def rank(self) -> int:
-        return self.config.r
-
-    @property
-    def scale(self) -> float:
-        return lora_scale(self.config.lora_alpha, self.config.r, self.config.use_rslora)
-
-    def delta(self, module: str) -> torch.Tensor:
-        return lora_delta(*self.factors[module], self.scale)
+    alpha: float
+    inputs: list[Path]
+    weights: list[float]
+    base: str
+    out: Path
 
 
-def lora_delta(lora_a: torch.Tensor, lora_b: torch.Tensor, scale: float) -> torch.Tensor:
-    """ΔW = s · B @ A, in float32 on the compute device."""
-    return scale * lora_b.to(COMPUTE_DEVICE, torch.float32) @ lora_a.to(COMPUTE_DEVICE, torch.float32)
+def read_configs(folders: list[Path], base: str | None) -> tuple[list[LoraConfig], str]:
+    """Each folder's LoRA config and the base to load, refusing what peft would fail on later or silently."""
+    configs = []
+    for folder in folders:
+        if not (folder / CONFIG_NAME).is_file():
+            raise HdlrlError(f"not a peft adapter folder (no {CONFIG_NAME})" if folder.is_dir()
+                             else "no such adapter folder", folder)
+        config = PeftConfig.from_pretrained(str(folder))
+        if not isinstance(config, LoraConfig):
+            raise HdlrlError(f"a {config.peft_type} adapter, only LoRA adapters merge", folder)
+        if configs and config.base_model_name_or_path != configs[0].base_model_name_or_path:
+            raise HdlrlError(f"adapter of base {config.base_model_name_or_path!r}, but {folders[0]} is of "
+                             f"{configs[0].base_model_name_or_path!r}", folder)
+        configs.append(config)
+    base = base or configs[0].base_model_name_or_path
+    if not base:
+        raise HdlrlError("the adapter names no base model: pass --base", folders[0])
+    return configs, base
 
 
-def lora_scale(alpha: float, rank: int, use_rslora: bool) -> float:
-    """The factor peft multiplies B @ A by."""
-    return alpha / math.sqrt(rank) if use_rslora else alpha / rank
+def default_weights(method: str, count: int) -> list[float]:
+    """The mean (1/n each), except under TIES, whose disjoint merge already averages (1 each)."""
+    return [1.0 if "ties" in method else 1 / count] * count
 
 
-def read_adapter(folder: Path) -> LoraAdapter:
-    """A plain LoRA adapter folder (what peft's `save_pretrained` writes), or HdlrlError saying why not."""
-    folder = Path(folder)
-    if not (folder / CONFIG_NAME).is_file() or not (folder / SAFETENSORS_WEIGHTS_NAME).is_file():
-        raise HdlrlError(f"not a peft adapter folder (needs {CONFIG_NAME} and {SAFETENSORS_WEIGHTS_NAME})", folder)
-    config = PeftConfig.from_pretrained(str(folder))
-    if not isinstance(config, LoraConfig):
-        raise HdlrlError(f"a {config.peft_type} adapter, only LoRA adapters merge", folder)
-    if config.rank_pattern or config.alpha_pattern:
-        raise HdlrlError("per-module rank_pattern or alpha_pattern is not supported", folder)
-    tensors = load_file(str(folder / SAFETENSORS_WEIGHTS_NAME))
-    unsupported = sorted(key for key in tensors if not key.endswith(FACTOR_SUFFIXES) or tensors[key].ndim != 2)
-    if unsupported:
-        raise HdlrlError(f"{unsupported[0]} is not a LoRA A/B matrix (DoRA, biases and saved modules do not merge)",
-                         folder)
-    modules = {key.removesuffix(suffix) for key in tensors for suffix in FACTOR_SUFFIXES if key.endswith(suffix)}
-    factors = {}
-    for module in sorted(modules):
-        lora_a, lora_b = (tensors.get(module + suffix) for suffix in FACTOR_SUFFIXES)
-        if lora_a is None or lora_b is None:
-            raise HdlrlError(f"{module} lacks its lora_A or lora_B factor", folder)
-        factors[module] = (lora_a, lora_b)
-    return LoraAdapter(folder, config, factors)
-
-
-def check_compatible(adapters: list[LoraAdapter]) -> None:
-    """The adapters must share a base, target modules and weight shapes, or their deltas do not add up."""
-    first = adapters[0]
-    for adapter in adapters[1:]:
-        if adapter.config.base_model_name_or_path != first.config.base_model_name_or_path:
-            raise HdlrlError(f"adapter of base {adapter.config.base_model_name_or_path!r}, but {first.folder} "
-                             f"is of {first.config.base_model_name_or_path!r}", adapter.folder)
-        if adapter.factors.keys() != first.factors.keys():
-            differing = sorted(adapter.factors.keys() ^ first.factors.keys())
-            raise HdlrlError(f"target modules differ from {first.folder}'s (e.g. {differing[0]})", adapter.folder)
-        for module, (lora_a, lora_b) in adapter.factors.items():
-            first_a, first_b = first.factors[module]
-            if (lora_b.shape[0], lora_a.shape[1]) != (first_b.shape[0], first_a.shape[1]):
-                raise HdlrlError(f"{module} is {lora_b.shape[0]}x{lora_a.shape[1]}, but "
-                                 f"{first_b.shape[0]}x{first_a.shape[1]} in {first.folder}", adapter.folder)
-
-
-def linear_merge(deltas: list[torch.Tensor], weights: list[float]) -> torch.Tensor:
-    """Task arithmetic: ΔW = Σ_t w_t ΔW_t."""
-    return sum(weight * delta for weight, delta in zip(weights, deltas, strict=True))
-
-
-def trim(task_vector: torch.Tensor, density: float) -> torch.Tensor:
-    """TIES step 1: keep the round(density · n) entries of largest magnitude, zero the rest."""
-    keep = round(density * task_vector.numel())
-    mask = torch.zeros(task_vector.numel(), dtype=torch.bool, device=task_vector.device)
-    mask[task_vector.abs().flatten().topk(keep).indices] = True
-    return task_vector * mask.view_as(task_vector)
-
-
-def elect_sign(trimmed: torch.Tensor) -> torch.Tensor:
-    """TIES step 2: per entry, γ = sgn(Σ_t τ̂_t), the sign carrying more total magnitude (stacked on dim 0)."""
-    return torch.sign(trimmed.sum(dim=0))
-
-
-def disjoint_mean(trimmed: torch.Tensor, sign: torch.Tensor) -> torch.Tensor:
-    """TIES step 3: per entry, the mean over the task vectors whose value has the elected sign.
-
-    A trimmed (zero) entry has sign 0 and so never counts towards a non-zero elected sign.
-    """
-    agrees = torch.sign(trimmed) == sign
-    return (trimmed * agrees).sum(dim=0) / agrees.sum(dim=0).clamp(min=1)
-
-
-def ties_merge(deltas: list[torch.Tensor], weights: list[float], density: float,
-               ties_lambda: float) -> torch.Tensor:
-    """TIES-merging (Yadav et al., 2023): ΔW = λ · disjoint_mean(τ̂, sgn(Σ_t τ̂_t)), τ̂_t = trim(w_t ΔW_t).
-
-    A weight scales its task vector before trimming, so a weight of 0 drops that adapter entirely.
-    """
-    trimmed = torch.stack([trim(weight * delta, density)
-                           for weight, delta in zip(weights, deltas, strict=True)])
-    return ties_lambda * disjoint_mean(trimmed, elect_sign(trimmed))
-
-
-def refactorise(delta: torch.Tensor, rank: int, scale: float) -> tuple[torch.Tensor, torch.Tensor]:
-    """(A', B') with scale · B' @ A' the best rank-`rank` approximation of `delta` (truncated SVD)."""
-    left, singular, right = torch.linalg.svd(delta / scale, full_matrices=False)
-    root = singular[:rank].sqrt()
-    return root[:, None] * right[:rank], left[:, :rank] * root
-
-
-def relative_error(delta: torch.Tensor, approximation: torch.Tensor) -> float:
-    """‖ΔW - approximation‖_F / ‖ΔW‖_F, 0 for a zero ΔW reproduced exactly."""
-    norm = torch.linalg.matrix_norm(delta).item()
-    error = torch.linalg.matrix_norm(delta - approximation).item()
-    return error / norm if norm else error
-
-
-def _write_fresh_optimizer_state(source: Path, out_folder: Path) -> None:
-    """An Adam state with no moments and the source checkpoint's hyperparameters, which `load` requires."""
-    if (source / OPTIMIZER_FILE).is_file():
-        saved = torch.load(source / OPTIMIZER_FILE, map_location="cpu", weights_only=True)
-        torch.save({"state": {}, "param_groups": saved["param_groups"]}, out_folder / OPTIMIZER_FILE)
-
-
-def merge_adapters(adapter_folders: list[Path], out_folder: Path, method: str = "linear",
-                   weights: list[float] | None = None, density: float = 0.2, rank: int | None = None,
-                   ties_lambda: float = 1.0) -> MergeReport:
-    """Merge LoRA adapters of one base into a new adapter folder, without training.
-
-    `linear`: ΔW = Σ_t w_t ΔW_t, weights 1/n each by default (the mean task vector).
-    `ties`: TIES-merging with `density` (fraction of entries each task vector keeps) and
-    `ties_lambda` (λ, the merged vector's scale); weights 1 each by default, as in the paper.
-    `rank` is the merged adapter's rank, the largest input rank by default.
-    """
+def check_options(method: str, count: int, weights: list[float], density: float | None, rank: int | None,
+                  majority_sign_method: str) -> None:
+    """Refuse, before the base is loaded, what peft would fail on deep inside or silently ignore."""
     if method not in METHODS:
         raise HdlrlError(f"unknown merge method {method!r}, expected one of {', '.join(METHODS)}")
-    if not adapter_folders:
+    if len(weights) != count:
+        raise HdlrlError(f"{len(weights)} weights for {count} adapters")
+    if method in DENSITY_METHODS and density is None:
+        raise HdlrlError(f"{method} needs a density (the fraction of entries kept, e.g. 0.2)")
+    if density is not None and (method not in DENSITY_METHODS or not 0 < density <= 1):
+        raise HdlrlError(f"density {density}: a fraction in (0, 1], for {', '.join(DENSITY_METHODS)} only")
+    if rank is not None and (method not in SVD_METHODS or rank < 1):
+        raise HdlrlError(f"rank {rank}: a positive rank, for {', '.join(SVD_METHODS)} only")
+    if majority_sign_method not in SIGN_METHODS:
+        raise HdlrlError(f"unknown majority sign method {majority_sign_method!r}, expected total or frequency")
+
+
+def load_base(base: str) -> PreTrainedModel:
+    """float32 on the CPU: the merge touches only the small adapters, and peft gives a new adapter
+    the dtype of the base layer, so a bf16 base would round the merged factors."""
+    try:
+        return AutoModelForCausalLM.from_pretrained(base, local_files_only=True, dtype=torch.float32,
+                                                    adapter_kwargs={"local_files_only": True})  # else it asks the Hub
+    except (OSError, ValueError) as error:
+        reason = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        raise HdlrlError(f"cannot load base model {base!r} offline: {reason}") from error
+
+
+def load_adapters(model: PreTrainedModel, folders: list[Path]) -> tuple[PeftModel, list[str]]:
+    """The base with every input adapter beside it, named input0, input1, ..."""
+    names = [f"input{index}" for index in range(len(folders))]
+    peft_model = PeftModel.from_pretrained(model, str(folders[0]), adapter_name=names[0])
+    for folder, name in zip(folders[1:], names[1:]):
+        peft_model.load_adapter(str(folder), adapter_name=name)
+    return peft_model, names
+
+
+def rescale_to_alpha(model: PeftModel, alpha: float) -> None:
+    """peft's merged factors satisfy B'A' = ΔW (they are made for lora_alpha = r, scale 1), but
+    `HuggingFacePolicy.load` applies the policy's own scale, alpha / r: carry the inputs' alpha
+    instead, dividing each factor by sqrt(alpha / r), so a policy built as the inputs' were
+    (same lora_alpha, lora_rank = the report's rank) reproduces ΔW."""
+    config = model.peft_config[MERGED]
+    scale = alpha / (math.sqrt(config.r) if config.use_rslora else config.r)
+    with torch.no_grad():
+        for name, parameter in model.named_parameters():
+            if ".lora_" in name and name.endswith(f".{MERGED}.weight"):
+                parameter /= math.sqrt(scale)
+    config.lora_alpha = alpha
+
+
+def write_fresh_optimizer_state(source: Path, out: Path) -> None:
+    """An Adam state with no moments and the first input's hyperparameters, which `load` requires;
+    the inputs' moments describe their own trajectories, not the merge's."""
+    if (source / OPTIMIZER_FILE).is_file():
+        saved = torch.load(source / OPTIMIZER_FILE, map_location="cpu", weights_only=True)
+        torch.save({"state": {}, "param_groups": saved["param_groups"]}, out / OPTIMIZER_FILE)
+
+
+def merge_adapters(folders: list[Path], out: Path, method: str = "svd", weights: list[float] | None = None,
+                   density: float | None = None, rank: int | None = None, base: str | None = None,
+                   majority_sign_method: str = "total", seed: int = 0) -> MergeReport:
+    """Merge LoRA adapters of one base into a new adapter folder `out`, without training.
+
+    `weights` default to `default_weights`; `density` (fraction of entries kept) is for the
+    TIES, DARE and magnitude-pruning methods; `rank` for the SVD ones (default: the largest
+    input rank); `base` replaces the adapters' recorded base model; `seed` fixes DARE's draw.
+    """
+    folders = [Path(folder) for folder in folders]
+    if not folders:
         raise HdlrlError("no adapters to merge")
-    if weights is not None and len(weights) != len(adapter_folders):
-        raise HdlrlError(f"{len(weights)} weights for {len(adapter_folders)} adapters")
-    if method == "ties" and not 0 < density <= 1:
-        raise HdlrlError(f"density {density} is not in (0, 1]")
-    adapters = [read_adapter(folder) for folder in adapter_folders]
-    check_compatible(adapters)
-    first = adapters[0]
-    rank = max(adapter.rank for adapter in adapters) if rank is None else rank
-    smallest_side = min(min(lora_b.shape[0], lora_a.shape[1]) for lora_a, lora_b in first.factors.values())
-    if not 0 < rank <= smallest_side:
-        raise HdlrlError(f"rank {rank} is not in 1..{smallest_side} (the smallest side of a target module)")
-    merged_config = copy.deepcopy(first.config)
-    merged_config.r = rank
-    merged_scale = lora_scale(merged_config.lora_alpha, rank, merged_config.use_rslora)
-
-    tensors, errors = {}, {}
-    for module, (first_a, _) in first.factors.items():
-        deltas = [adapter.delta(module) for adapter in adapters]
-        if method == "linear":
-            delta = linear_merge(deltas, weights or [1 / len(adapters)] * len(adapters))
-        else:
-            delta = ties_merge(deltas, weights or [1.0] * len(adapters), density, ties_lambda)
-        lora_a, lora_b = (factor.to(first_a.dtype).cpu().contiguous()
-                          for factor in refactorise(delta, rank, merged_scale))
-        errors[module] = relative_error(delta, lora_delta(lora_a, lora_b, merged_scale))
-        tensors[module + ".lora_A.weight"], tensors[module + ".lora_B.weight"] = lora_a, lora_b
-
-    out_folder = Path(out_folder)
-    out_folder.mkdir(parents=True, exist_ok=True)
-    merged_config.save_pretrained(str(out_folder))
-    save_file(tensors, str(out_folder / SAFETENSORS_WEIGHTS_NAME), metadata={"format": "pt"})
-    _write_fresh_optimizer_state(first.folder, out_folder)
-    return MergeReport(method, [adapter.folder for adapter in adapters], rank, errors)
+    weights = default_weights(method, len(folders)) if weights is None else list(weights)
+    check_options(method, len(folders), weights, density, rank, majority_sign_method)
+    configs, base = read_configs(folders, base)
+    model, names = load_adapters(load_base(base), folders)
+    try:
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            model.add_weighted_adapter(names, weights, MERGED, combination_type=method, svd_rank=rank,
+                                       svd_full_matrices=False, density=density,
+                                       majority_sign_method=majority_sign_method)
+    except ValueError as error:  # e.g. inputs of different ranks under "linear"
+        reason = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        raise HdlrlError(f"peft cannot merge these adapters by {method}: {reason}", folders[0]) from error
+    rescale_to_alpha(model, configs[0].lora_alpha)
+    model.peft_config[MERGED].base_model_name_or_path = base
+    out = Path(out)
+    model.save_pretrained(str(out), selected_adapters=[MERGED])
+    write_fresh_optimizer_state(folders[0], out)
+    config = model.peft_config[MERGED]
+    return MergeReport(method, config.r, config.lora_alpha, folders, weights, base, out)

@@ -1,24 +1,30 @@
-"""Monte Carlo tree search over hierarchical summary edits (ROSUM-MCTS), one module at a time.
+"""Search over hierarchical summary edits (after ROSUM-MCTS), one module at a time, as a job of the
+test-time-training loop (`hdlrl.ttt.loop`).
 
-A path from the root is a sequence of decisions, each choosing one of the policy's
-candidates: refine each block's summary in source order (local), merge the block summaries
-into the module summary, rewrite it in its hierarchy context (the children's summaries),
-and compress it (global). A leaf is a whole document, scored by `hdlrl.summarize.rewards`.
-Selection follows UCT; an unexpanded node gets its next untried candidate; the rollout
-completes the document with uniformly random candidates; the leaf's total is backed up
-along the path. The best document any rollout reached is the result.
+A state is a partial document: the decisions taken so far. The decisions come in a fixed
+order: refine each block's summary in source order (local), merge the block summaries into the
+module summary, rewrite it in its hierarchy context (the children's summaries), and compress it
+(global). Expanding a state asks the policy for candidates of its next decision; each candidate
+is judged by a rollout that completes the document with uniformly random candidates, and the
+completed document's total (`hdlrl.summarize.rewards`) is its reward, backed up as the
+parent's best child (PUCT's Q). An expanded state is exhausted: its candidates are its children.
+The best document any rollout reached is the result; the policy's single-shot documents are
+scored first, so refinement begins from its best guess.
 
-Randomness comes only from the flow's seed and candidates are visited in the policy's
-order, so the search is reproducible and does not depend on identifier names.
+Randomness comes only from the flow's seed and candidates are visited in the policy's order,
+so the search is reproducible and does not depend on identifier names. With `update`, a
+trainable policy (hf) learns from every expansion's rewards, as in `hdlrl optimize`.
 """
 
 from __future__ import annotations
 
-import math
+import hashlib
+import json
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from pathlib import Path
 
 from hdlrl.config import Bounded, Count, Positive
 from hdlrl.hdl.facts import ModuleFacts
@@ -27,6 +33,8 @@ from hdlrl.ttt.protocol import Policy
 from hdlrl.summarize.prompt import parse_document
 from hdlrl.summarize.document import Document
 from hdlrl.summarize.rewards import Scores
+from hdlrl.ttt.loop import Group, Judged, LoopSettings, SearchLoop
+from hdlrl.ttt.pool import PoolState
 
 ACTIONS = ("refine_block", "merge", "context", "compress")
 MAX_CANDIDATE_CHARACTERS = 2000  # a language model's rambling is cut here
@@ -34,27 +42,12 @@ MAX_CANDIDATE_CHARACTERS = 2000  # a language model's rambling is cut here
 
 @dataclass(frozen=True)
 class SearchSettings:
-    iterations: Count(1 << 20) = 64
+    iterations: Count(1 << 20) = 64  # rollouts: the loop's budget
     time_limit_s: Positive = 2.0
-    exploration: Bounded(100.0) = 0.3  # c of UCT, for totals in [0, 1]
-    candidates: Count(1000) = 6  # asked of the policy per decision
+    exploration: Bounded(100.0) = 0.3  # c of PUCT
+    candidates: Count(1000) = 6  # asked of the policy per decision: the group size
     seed: Count(1 << 62, minimum=0) = 0
-
-
-def uct(mean_total: float, visits: int, parent_visits: int, exploration: float) -> float:
-    """UCT (Kocsis and Szepesvari, 2006): Q(s, a) + c * sqrt(ln N(s) / N(s, a)); infinite when unvisited."""
-    if visits == 0:
-        return math.inf
-    return mean_total + exploration * math.sqrt(math.log(parent_visits) / visits)
-
-
-@dataclass
-class _Node:
-    document: Document
-    depth: int  # decisions taken so far
-    children: list["_Node | None"] = field(default_factory=list)
-    visits: int = 0
-    total: float = 0.0
+    update: bool = False  # a trainable (hf) policy learns from the rollouts' rewards
 
 
 @dataclass
@@ -72,11 +65,14 @@ def clean_candidate(text: str) -> str:
 
 
 class SummarySearch:
+    kind, unit = "summarize", "rollout"
+
     def __init__(self, policy: Policy, module: str, source: str, facts: ModuleFacts,
                  score: Callable[[Document], Scores], settings: SearchSettings,
                  children: dict[str, str] | None = None, child_behaviours: tuple[str, ...] = ()):
         self.policy = policy
         self.module = module
+        self.label = f"summarize {module}"
         self.source = source
         self.facts = facts
         self.settings = settings
@@ -87,6 +83,10 @@ class SummarySearch:
         self._score = score
         self._scores: dict[Document, Scores] = {}
         self._candidates: dict[tuple[int, Document | None], list[str]] = {}
+        self._starts: list[Document] = []
+        self.best: Document | None = None
+        self._deadline = 0.0
+        self._rollouts = 0
 
     def state(self, action: str, document: Document, block: int | None = None) -> SummaryState:
         return SummaryState(self.module, self.source, self.facts, action, document, block, self.children,
@@ -95,60 +95,112 @@ class SummarySearch:
     def score(self, document: Document) -> Scores:
         if document not in self._scores:
             self._scores[document] = self._score(document)
+            if self.best is None or self._scores[document].total > self.score(self.best).total:
+                self.best = document
         return self._scores[document]
 
     def candidates(self, depth: int, document: Document) -> list[str]:
-        """The policy's candidates for decision `depth`; a block's do not depend on the rest of the document."""
+        """The policy's candidates for decision `depth` in rollouts; a block's do not depend on the rest of the document."""
         action, block = self.decisions[depth]
         key = (depth, None if action == "refine_block" else document)
         if key not in self._candidates:
             samples = self.policy.sample(self.state(action, document, block), self.settings.candidates,
                                          self.settings.seed + depth)
             texts = list(dict.fromkeys(clean_candidate(sample.text) for sample in samples))
-            self._candidates[key] = texts or [document.blocks[block] if block is not None else document.summary]
+            self._candidates[key] = texts or [self._current(document, block)]
         return self._candidates[key]
+
+    @staticmethod
+    def _current(document: Document, block: int | None) -> str:
+        return document.blocks[block] if block is not None else document.summary
 
     def apply(self, document: Document, depth: int, text: str) -> Document:
         _, block = self.decisions[depth]
         return document.with_block(block, text) if block is not None else document.with_summary(text)
 
+    def _pool_state(self, document: Document, depth: int, reward: float, state_id: str = "",
+                    initial: bool = False) -> PoolState:
+        """A pool state for a partial document; its key is the document and its depth."""
+        state = PoolState(state_id, {"summary": document.summary, **{f"block {index}": text for index, text
+                                                                in enumerate(document.blocks)}}, reward,
+                          exhausted=depth == len(self.decisions), initial=initial, metadata={"depth": depth})
+        state.source_hash = hashlib.sha256(json.dumps([depth, document.summary, document.blocks]).encode()).hexdigest()
+        return state
+
+    # ------------------------------------------------------------------ the job
+
+    def start(self) -> list[PoolState]:
+        """The empty document, and the starting documents as finished states."""
+        self._deadline = time.monotonic() + self.settings.time_limit_s
+        root = self._pool_state(Document("", ("",) * len(self.facts.blocks)), 0, 0.0, "s00000", initial=True)
+        states = [root]
+        for number, document in enumerate(self._starts):
+            state = self._pool_state(document, len(self.decisions), self.score(document).total, f"start{number}")
+            states.append(state)
+        return states
+
+    def _document(self, state: PoolState) -> Document:
+        return Document(state.sources["summary"], tuple(state.sources[f"block {index}"]
+                                                        for index in range(len(self.facts.blocks))))
+
+    def view(self, state: PoolState, drawn: list[Group]) -> SummaryState:
+        document, depth = self._document(state), state.metadata["depth"]
+        action, block = self.decisions[depth]
+        return self.state(action, document, block)
+
+    def judge(self, step: int, groups: list[Group]) -> list[list[Judged]]:
+        """Each candidate applied and rolled out to a whole document; its total is the reward."""
+        judged = []
+        for number, group in enumerate(groups):
+            group.parent.exhausted = True  # its candidates are its children
+            document, depth = self._document(group.parent), group.parent.metadata["depth"]
+            verdicts = []
+            for index, sample in enumerate(group.samples):
+                text = clean_candidate(sample.text) or self._current(document, self.decisions[depth][1])
+                child = self.apply(document, depth, text)
+                rng = random.Random(f"{self.settings.seed}/{step}/{number}/{index}")
+                self._rollouts += 1
+                finished = child
+                for later in range(depth + 1, len(self.decisions)):  # rollout
+                    options = self.candidates(later, finished)
+                    finished = self.apply(finished, later, options[rng.randrange(len(options))])
+                total = self.score(finished).total
+                verdicts.append(Judged(total, {"kind": "edit", "action": self.decisions[depth][0], "reward": total},
+                                       self._pool_state(child, depth + 1, total)))
+            judged.append(verdicts)
+        return judged
+
+    def step_summary(self, rows: list[dict]) -> dict:
+        return {"best": self.score(self.best).total if self.best else None}
+
+    def postfix(self) -> dict[str, str]:
+        return {}
+
+    def finished(self) -> bool:
+        """Past the time limit, once at least one expansion has been judged."""
+        return self._rollouts > 0 and time.monotonic() >= self._deadline
+
+    def resume_settings(self) -> dict:
+        return {}
+
+    def save(self, folder: Path) -> None:
+        """Nothing: a module's search is never checkpointed (the batch checkpoints whole rows)."""
+
+    def load(self, folder: Path) -> None:
+        """Nothing: see `save`."""
+
+    # ------------------------------------------------------------------ the search
+
     def run(self, starts: list[Document] = ()) -> SearchResult:
         """Search from the empty document; `starts` (the policy's single-shot documents) are scored first,
-        as the search's first rollouts, so that refinement begins from the policy's best guess."""
-        rng = random.Random(self.settings.seed)
-        root = _Node(Document("", ("",) * len(self.facts.blocks)), 0)
-        best: Document | None = max(starts, key=lambda document: self.score(document).total, default=None)
-        deadline = time.monotonic() + self.settings.time_limit_s
-        iterations = 0
-        while iterations < self.settings.iterations and (iterations == 0 or time.monotonic() < deadline):
-            iterations += 1
-            path = [root]
-            node = root
-            while node.depth < len(self.decisions):  # selection, then expansion of one untried candidate
-                options = self.candidates(node.depth, node.document)
-                if not node.children:
-                    node.children = [None] * len(options)
-                untried = next((index for index, child in enumerate(node.children) if child is None), None)
-                if untried is not None:
-                    child = _Node(self.apply(node.document, node.depth, options[untried]), node.depth + 1)
-                    node.children[untried] = child
-                    path.append(child)
-                    break
-                node = max(node.children, key=lambda child: uct(child.total / child.visits if child.visits else 0.0,
-                                                                child.visits, node.visits, self.settings.exploration))
-                path.append(node)
-            document = path[-1].document
-            for depth in range(path[-1].depth, len(self.decisions)):  # rollout
-                options = self.candidates(depth, document)
-                document = self.apply(document, depth, options[rng.randrange(len(options))])
-            total = self.score(document).total
-            if best is None or total > self.score(best).total:
-                best = document
-            for visited in path:  # backup
-                visited.visits += 1
-                visited.total += total
-        assert best is not None
-        return SearchResult(best, self.score(best), iterations, len(self._scores))
+        as finished states, so that refinement begins from the policy's best guess."""
+        self._starts = list(starts)
+        settings = LoopSettings(self.settings.iterations, groups=1, group_size=self.settings.candidates,
+                                exploration=self.settings.exploration, update=self.settings.update)
+        loop = SearchLoop(self, self.policy, settings, self.settings.seed, progress=False)
+        loop.run()
+        assert self.best is not None
+        return SearchResult(self.best, self.score(self.best), loop.state.spent, len(self._scores))
 
     def single_shot_documents(self) -> list[Document]:
         """Whole documents the policy writes at once (the single-shot baseline's candidates), each read from

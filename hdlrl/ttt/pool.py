@@ -1,6 +1,7 @@
-"""The pool of design states that test-time training improves, chosen by PUCT (TTT-Discover).
+"""The pool of states that test-time training improves, chosen by PUCT (TTT-Discover).
 
-Every design found so far stays in the pool; each step, rollouts start from the top of an
+A state is what a job searches over (a design's RTL and recipe, a design under stimulus, a
+partial summary). Every state found so far stays in the pool; each step, rollouts start from the top of an
 upper-confidence score, so good states are revisited while rarely tried ones still get a turn,
 and one batch never spends two groups on the same line of descent.
 """
@@ -14,6 +15,8 @@ import os
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+import networkx as nx
 
 from hdlrl.eda.synth.recipes import DEFAULT_RECIPE
 from hdlrl.hdl.lexer import normalise
@@ -50,20 +53,20 @@ def source_hash(sources: dict[str, str], recipe: str = DEFAULT_RECIPE) -> str:
 
 @dataclass
 class PoolState:
-    """One design in the pool: its sources and synthesis recipe, its gate verdict and its PUCT statistics."""
+    """One state in the pool: its content, what the job judged of it and its PUCT statistics."""
 
     id: str
-    sources: dict[str, str]  # file name -> Verilog text
-    reward: float  # the optimiser's reward (hdlrl/optimize/reward.py): every accepted one above every rejected one
+    sources: dict[str, str]  # a design's files (file name -> Verilog text); a summary's sections
+    reward: float  # the job's reward (hdlrl/optimize/reward.py: every accepted design above every rejected one)
     parent: str | None = None
     accepted: bool = True
     level: str = ""  # proven, bounded, simulated or failed
     ppa: dict | None = None
-    step: int = 0  # the optimiser step that produced it
+    step: int = 0  # the loop step that produced it
     initial: bool = False
     recipe: str = DEFAULT_RECIPE  # the synthesis recipe its PPA was measured with (hdlrl/eda/synth/recipes.py)
     exhausted: bool = False  # the policy had fewer new candidates for it than asked: never picked again
-    source_hash: str = ""  # filled in by Pool.add
+    source_hash: str = ""  # the state's key: filled in by Pool.add unless the job keys its states itself
     visits: int = 0  # n(i): expansions of this state, failed ones included
     best_child_reward: float | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
@@ -93,7 +96,7 @@ class Pool:
         the kept state takes its reward, acceptance, level and PPA. A new state that is the
         worst leaf of a full pool is evicted at once.
         """
-        key = source_hash(state.sources, state.recipe)
+        key = state.source_hash or source_hash(state.sources, state.recipe)
         known_id = self.ids_by_hash.get(key)
         if known_id is not None:
             known = self.states[known_id]
@@ -141,10 +144,7 @@ class Pool:
         """
         scores = self.scores(exploration)
         ranked = sorted(scores, key=lambda state_id: (scores[state_id], self.states[state_id].reward), reverse=True)
-        children: dict[str, list[str]] = {}
-        for state in self.states.values():
-            if state.parent is not None:
-                children.setdefault(state.parent, []).append(state.id)
+        lineages = self.lineage_graph()
         picked: list[PoolState] = []
         blocked: set[str] = set()
         for state_id in ranked:
@@ -152,7 +152,7 @@ class Pool:
                 break
             if state_id not in blocked:
                 picked.append(self.states[state_id])
-                blocked |= self._lineage(state_id, children)
+                blocked |= {state_id} | nx.ancestors(lineages, state_id) | nx.descendants(lineages, state_id)
         return [picked[index % len(picked)] for index in range(batch_size)] if picked else []
 
     def record_expansion(self, parent_id: str, child_rewards: list[float | None]) -> None:
@@ -193,20 +193,12 @@ class Pool:
         states = {item["id"]: PoolState(**item) for item in data["states"]}
         return cls(max_size=data["max_size"], total_visits=data["total_visits"], states=states)
 
-    def _lineage(self, state_id: str, children: dict[str, list[str]]) -> set[str]:
-        """The state, its ancestors and its descendants in the pool."""
-        lineage = {state_id}
-        ancestor = self.states[state_id].parent
-        while ancestor is not None and ancestor in self.states and ancestor not in lineage:
-            lineage.add(ancestor)
-            ancestor = self.states[ancestor].parent
-        frontier = [state_id]
-        while frontier:
-            for child in children.get(frontier.pop(), []):
-                if child not in lineage:
-                    lineage.add(child)
-                    frontier.append(child)
-        return lineage
+    def lineage_graph(self) -> nx.DiGraph:
+        """The states, an edge from each to every child it has in the pool (an evicted parent breaks the line)."""
+        graph = nx.DiGraph()
+        graph.add_nodes_from(self.states)
+        graph.add_edges_from((state.parent, state.id) for state in self.states.values() if state.parent in self.states)
+        return graph
 
     def _evict(self) -> None:
         """Drop the lowest-reward leaves until the pool fits `max_size`.

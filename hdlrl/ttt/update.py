@@ -1,6 +1,6 @@
 """One learning step of a test-time-training loop: group rewards to advantages, the policy
-update, and the KL-budget controller's next knobs. Shared by `hdlrl optimize` and `hdlrl cover`,
-so both train by exactly the same objective."""
+update, and the KL-budget controller's next knobs. The one loop (`hdlrl.ttt.loop`) takes it every
+step, so `hdlrl optimize`, `cover` and `summarize` train by exactly the same objective."""
 
 from __future__ import annotations
 

@@ -40,6 +40,7 @@ from hdlrl.design import Design, Testbench
 from hdlrl.eda.runner import ToolRunner
 from hdlrl.eda.sim import SimResult, simulator
 from hdlrl.hdl.rename import REFERENCE_PREFIX, prefix_modules
+from hdlrl.hdl.testbench import Bench, hex_word, pack, readmemh
 from hdlrl.verify.interface import Interface, Port
 
 TESTBENCH_TOP = "hdlrl_diffsim_tb"
@@ -184,92 +185,38 @@ def every_input(ports: tuple[Port, ...]) -> tuple[tuple[int, ...], ...]:
 def write_stimulus(path: Path, stimulus: Stimulus) -> None:
     """One hex word per cycle: the ports concatenated in order, the first in the high bits."""
     width = sum(port.width for port in stimulus.ports)
-    lines = []
-    for row in stimulus.rows:
-        word = 0
-        for port, value in zip(stimulus.ports, row):
-            word = (word << port.width) | value
-        lines.append(format(word, f"0{(width + 3) // 4}x"))
-    path.write_text("\n".join(lines) + "\n")
-
-
-def delay_literal(nanoseconds: float) -> str:
-    """A delay literal at the testbench's 1 ps precision."""
-    return format(round(nanoseconds, 3), "f").rstrip("0").rstrip(".")
-
-
-def declaration(kind: str, width: int, name: str) -> str:
-    return f"    {kind} {f'[{width - 1}:0] ' if width > 1 else ''}{name};"
+    path.write_text("\n".join(hex_word(pack(stimulus.ports, row), width) for row in stimulus.rows) + "\n")
 
 
 def _testbench(design: Design, interface: Interface, stimulus: Stimulus, nonce: str) -> str:
     """Verilog that instantiates the reference and the candidate, drives both from the stimulus
     file and prints a line per mismatch (the first few) and a summary; `nonce` marks the lines
     so that a candidate's own `$display` cannot forge them."""
-    ports = {port.name for port in interface.inputs}
-    clocks = [clock for clock in design.clocks if clock.name in ports]
-    lines = ["`timescale 1ns/1ps", f"module {TESTBENCH_TOP};"]
-    for clock in clocks:
-        lines += [f"    reg {clock.name} = 1'b0;",
-                  f"    always #{delay_literal(clock.period_ns / 2)} {clock.name} = ~{clock.name};"]
-    lines += [declaration("reg", port.width, port.name) for port in stimulus.ports]
-    for port in interface.outputs:
-        lines += [declaration("wire", port.width, f"hdlrl_reference_{port.name}"),
-                  declaration("wire", port.width, f"hdlrl_candidate_{port.name}"),
-                  declaration("bit", port.width, f"hdlrl_known_{port.name}")]
-    for module, instance in ((REFERENCE_PREFIX + interface.top, "reference"), (interface.top, "candidate")):
-        connections = [f".{port.name}({port.name})" for port in interface.inputs]
-        connections += [f".{port.name}(hdlrl_{instance}_{port.name})" for port in interface.outputs]
-        lines.append(f"    {module} hdlrl_{instance} ({', '.join(connections)});")
-
-    width = sum(port.width for port in stimulus.ports)
+    bench = Bench(TESTBENCH_TOP, interface.inputs, interface.outputs, stimulus.ports, design.clocks)
+    body = [*bench.declarations(), *bench.instance(REFERENCE_PREFIX + interface.top, "hdlrl_reference"),
+            *bench.instance(interface.top, "hdlrl_candidate"), *bench.known_declarations()]
     cycles = len(stimulus.rows)
-    lines += [f"    reg [{max(width, 1) - 1}:0] hdlrl_stimulus [0:{max(cycles, 1) - 1}];",
-              "    integer hdlrl_cycle;", "    integer hdlrl_mismatched = 0;", "    integer hdlrl_reported = 0;",
-              "    reg hdlrl_differs;", "",
-              "    task hdlrl_compare;", "        begin", "            hdlrl_differs = 0;"]
+    body += [bench.stimulus_memory(cycles), "    integer hdlrl_cycle;", "    integer hdlrl_mismatched = 0;",
+             "    integer hdlrl_reported = 0;", "    reg hdlrl_differs;", ""]
+    checks = ["hdlrl_differs = 0;", *bench.known("hdlrl_reference")]  # known: 0 where the reference is X or Z
     for port in interface.outputs:
-        reference, candidate, known = (f"hdlrl_{role}_{port.name}"
-                                       for role in ("reference", "candidate", "known"))
-        lines += [
-            f"            {known} = ~({reference} ^ {reference});  // 0 where the reference is X or Z",
-            f"            if ((({reference} ^ {candidate}) & {known}) !== 0) begin",
-            "                hdlrl_differs = 1;",
-            f"                if (hdlrl_reported < {_REPORTED_MISMATCHES})",
-            f'                    $display("HDLRL_MISMATCH {nonce} %0d {port.name} %b %b", hdlrl_cycle, '
-            f'{reference}, {candidate});',
-            "                hdlrl_reported = hdlrl_reported + 1;",
-            "            end",
+        checks += [
+            f"if {bench.differs(port, 'hdlrl_reference', 'hdlrl_candidate')} begin",
+            "    hdlrl_differs = 1;",
+            f"    if (hdlrl_reported < {_REPORTED_MISMATCHES})",
+            f'        $display("HDLRL_MISMATCH {nonce} %0d {port.name} %b %b", hdlrl_cycle, '
+            f'hdlrl_reference_{port.name}, hdlrl_candidate_{port.name});',
+            "    hdlrl_reported = hdlrl_reported + 1;",
+            "end",
         ]
-    lines += ["            if (hdlrl_differs) hdlrl_mismatched = hdlrl_mismatched + 1;",
-              "        end", "    endtask", ""]
-
-    # A cycle is one period of the first clock: inputs change a tenth of a period after its falling
-    # edge, outputs are compared a tenth before the next one, after the rising edge between them.
-    # Without a clock, a cycle is: apply the inputs, wait 1 ns, compare.
-    period = clocks[0].period_ns if clocks else None
-    apply = f"#{delay_literal(period / 10)} " if period else ""
-    settle = f"#{delay_literal(period * 8 / 10)}" if period else "#1"
-    drive = f"{{{', '.join(port.name for port in stimulus.ports)}}} = hdlrl_stimulus[hdlrl_cycle];" if width else ";"
-    lines += ["    initial begin"]
-    if width:
-        lines.append(f'        $readmemh("{STIMULUS_FILE}", hdlrl_stimulus);')
-    lines += [
-        f"        for (hdlrl_cycle = 0; hdlrl_cycle < {cycles}; hdlrl_cycle = hdlrl_cycle + 1) begin",
-        f"            {apply}{drive}",
-        f"            {settle} if (hdlrl_cycle >= {stimulus.first_compared}) hdlrl_compare;",
-    ]
-    if clocks:
-        lines.append(f"            @(negedge {clocks[0].name});")
-    lines += [
-        "        end",
-        f'        $display("HDLRL_DIFFSIM {nonce} cycles=%0d mismatched=%0d", {cycles - stimulus.first_compared}, '
-        "hdlrl_mismatched);",
-        "        $finish;",
-        "    end",
-        "endmodule",
-    ]
-    return "\n".join(lines) + "\n"
+    body += bench.compare_task([*checks, "if (hdlrl_differs) hdlrl_mismatched = hdlrl_mismatched + 1;"])
+    compared = cycles - stimulus.first_compared
+    body += bench.initial([
+        *([readmemh(STIMULUS_FILE)] if stimulus.ports else []),
+        *bench.cycle_loop(str(cycles), f"if (hdlrl_cycle >= {stimulus.first_compared}) hdlrl_compare;"),
+        f'$display("HDLRL_DIFFSIM {nonce} cycles=%0d mismatched=%0d", {compared}, hdlrl_mismatched);',
+    ])
+    return bench.module(body)
 
 
 def _write_prefixed_reference(scratch: Path, sources: list[Path]) -> list[Path]:

@@ -22,7 +22,8 @@ from hdlrl.design import Design
 from hdlrl.evaluate.executors import Executor
 from hdlrl.evaluate.job import EvalJob, run_job
 from hdlrl.hdl.equivalent_rewrites import equivalent_rewrites
-from hdlrl.hdl.mutants import check_round_trip, make_mutants, write_mutant
+from hdlrl.hdl.design_files import write_mutant
+from hdlrl.hdl.mutants import check_round_trip, make_mutants
 from hdlrl.pdk import Pdk
 from hdlrl.verify.gate_flow import GateFlow
 from hdlrl.verify.job import GateJob

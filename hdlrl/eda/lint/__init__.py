@@ -1,49 +1,21 @@
-"""Linters: parse and elaborate the RTL, report errors with file and line."""
+"""Linters: parse and elaborate the RTL, report errors with file and line.
+
+The `Linter` base class, the result and `lint_result` are in `base.py`, one backend per
+module; `LINTERS` lists them in the order the cascade runs them.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Protocol
+from hdlrl.eda.lint.base import Linter, LintResult, lint_result
+from hdlrl.eda.lint.icarus import IcarusLinter
+from hdlrl.eda.lint.verilator import VerilatorLinter
 
-from hdlrl.eda.diagnostics import Diagnostic, emit_warnings, first_error, parse_diagnostics
-from hdlrl.eda.runner import ToolRun, ToolRunner
+__all__ = ["LINTERS", "LintResult", "Linter", "lint_result", "linters"]
 
-
-@dataclass
-class LintResult:
-    tool: str
-    ok: bool
-    reason: str = ""
-    errors: list[Diagnostic] = field(default_factory=list)
-    warnings: list[Diagnostic] = field(default_factory=list)
-    wall_s: float = 0.0
-
-
-class Linter(Protocol):
-    name: str
-
-    def lint(self, runner: ToolRunner, sources: list[Path], top: str, include_dirs: list[Path]) -> LintResult:
-        """Check that `sources` parse and elaborate with `top` as the top module."""
-        ...
-
-
-def lint_result(tool: str, run: ToolRun) -> LintResult:
-    """Turn a linter's run into a result: it fails on a non-zero exit or any error line."""
-    diagnostics = parse_diagnostics(tool, run.output)
-    emit_warnings(tool, diagnostics)
-    errors = [d for d in diagnostics if d.severity == "error"]
-    ok = run.ok and not errors
-    if run.fault:
-        reason = f"{tool} lint {run.fault}"
-    else:
-        reason = "" if ok else first_error(tool, run.output, f"{tool} lint failed (exit {run.returncode})")
-    return LintResult(tool, ok, reason, errors, [d for d in diagnostics if d.severity == "warning"], run.wall_s)
+# In the order the cascade runs them: Verilator's stricter parser first.
+LINTERS: dict[str, type[Linter]] = {"verilator": VerilatorLinter, "icarus": IcarusLinter}
 
 
 def linters() -> list[Linter]:
     """The linters of the bridge, in the order the cascade runs them."""
-    from hdlrl.eda.lint.icarus import IcarusLinter
-    from hdlrl.eda.lint.verilator import VerilatorLinter
-
-    return [VerilatorLinter(), IcarusLinter()]
+    return [backend() for backend in LINTERS.values()]

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hdlrl.eda.lint import LintResult, lint_result
+from hdlrl.eda.lint.base import Linter, LintResult, lint_result
 from hdlrl.eda.runner import ToolRunner
 from hdlrl.eda.toolchain import require_tool
 
 
-class IcarusLinter:
+class IcarusLinter(Linter):
     name = "icarus"
 
     def lint(self, runner: ToolRunner, sources: list[Path], top: str, include_dirs: list[Path]) -> LintResult:

@@ -1,77 +1,23 @@
 """Simulators: compile the design with its testbench, run it, and judge the printed result.
 
 Icarus and Verilator backends return the same `SimResult`, so the cascade (and later the
-gate) can switch simulators without caring which one ran.
+gate) can switch simulators without caring which one ran. The `Simulator` base class, the
+result and `judge` are in `base.py`, one backend per module; `simulator(name)` picks one.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Protocol
+from hdlrl.eda.sim.base import SimResult, Simulator, judge
+from hdlrl.eda.sim.icarus import IcarusSimulator
+from hdlrl.eda.sim.verilator import VerilatorSimulator
 
-from hdlrl.design import Testbench
-from hdlrl.eda.runner import Limits, ToolRun, ToolRunner
+__all__ = ["SIMULATORS", "SimResult", "Simulator", "judge", "simulator"]
 
-
-@dataclass
-class SimResult:
-    simulator: str
-    compiled: bool
-    passed: bool
-    reason: str = ""
-    fail_lines: list[str] = field(default_factory=list)
-    output_tail: str = ""
-    wall_s: float = 0.0
-    timed_out: bool = False
-    stopped: bool = False  # a limit or a crash ended the run, not the testbench: `reason` says which
-
-
-class Simulator(Protocol):
-    name: str
-
-    def simulate(self, runner: ToolRunner, sources: list[Path], testbench: Testbench,
-                 include_dirs: list[Path], limits: Limits) -> SimResult:
-        """Compile `sources` (testbench and design) with `testbench.top` as the top and run it."""
-        ...
-
-
-def judge(simulator: str, run: ToolRun, testbench: Testbench, compile_wall_s: float) -> SimResult:
-    """Decide pass or fail from a finished run: exit status, the pass pattern, the fail pattern."""
-    output = run.output
-    lines = output.splitlines()
-    tail = "\n".join(lines[-40:])
-    wall = compile_wall_s + run.wall_s
-    if run.limit_hit == "cpu":
-        return SimResult(simulator, True, False, f"simulation exceeded {run.limits.time_s:g} s "
-                         "(a loop without delay, or a testbench without $finish), counted in CPU seconds",
-                         [], tail, wall, timed_out=True, stopped=True)
-    if run.memory_exceeded:
-        return SimResult(simulator, True, False, f"simulation exceeded the {run.limits.memory_mb} MiB memory limit",
-                         [], tail, wall, stopped=True)
-    if run.fault:
-        return SimResult(simulator, True, False, f"simulation {run.fault}", [], tail, wall,
-                         timed_out=run.timed_out, stopped=True)
-    fail_lines = [line.strip() for line in lines
-                  if testbench.fail_pattern and re.search(testbench.fail_pattern, line)]
-    passed = bool(re.search(testbench.pass_pattern, output)) and not fail_lines
-    if passed:
-        return SimResult(simulator, True, True, "", [], tail, wall)
-    if fail_lines:
-        reason = f"testbench failed: {fail_lines[0]}"
-    elif run.returncode != 0:
-        reason = f"simulation exited with status {run.returncode}: {lines[-1].strip() if lines else 'no output'}"
-    else:
-        reason = f"testbench finished without printing the pass pattern {testbench.pass_pattern!r}"
-    return SimResult(simulator, True, False, reason, fail_lines[:20], tail, wall)
+SIMULATORS: dict[str, type[Simulator]] = {"icarus": IcarusSimulator, "verilator": VerilatorSimulator}
 
 
 def simulator(name: str) -> Simulator:
-    from hdlrl.eda.sim.icarus import IcarusSimulator
-    from hdlrl.eda.sim.verilator import VerilatorSimulator
-
-    backends: dict[str, type] = {"icarus": IcarusSimulator, "verilator": VerilatorSimulator}
-    if name not in backends:
-        raise ValueError(f"unknown simulator {name!r} (known: {', '.join(backends)})")
-    return backends[name]()
+    """A fresh backend for `name`; a ValueError naming the known simulators otherwise."""
+    if name not in SIMULATORS:
+        raise ValueError(f"unknown simulator {name!r} (known: {', '.join(SIMULATORS)})")
+    return SIMULATORS[name]()

@@ -7,7 +7,7 @@ from pathlib import Path
 from hdlrl.design import Testbench
 from hdlrl.eda.diagnostics import first_error
 from hdlrl.eda.runner import Limits, ToolRunner
-from hdlrl.eda.sim import SimResult, judge
+from hdlrl.eda.sim.base import SimResult, Simulator, judge
 from hdlrl.eda.toolchain import require_tool
 
 # Constructs of SystemVerilog testbenches that Icarus 11 rejects, and how to say so in one line.
@@ -17,7 +17,7 @@ _UNSUPPORTED_HINTS = (
 )
 
 
-class IcarusSimulator:
+class IcarusSimulator(Simulator):
     name = "icarus"
 
     def simulate(self, runner: ToolRunner, sources: list[Path], testbench: Testbench,

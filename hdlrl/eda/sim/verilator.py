@@ -13,7 +13,7 @@ from pathlib import Path
 from hdlrl.design import Testbench
 from hdlrl.eda.diagnostics import first_error
 from hdlrl.eda.runner import Limits, ToolRunner
-from hdlrl.eda.sim import SimResult, judge
+from hdlrl.eda.sim.base import SimResult, Simulator, judge
 from hdlrl.eda.toolchain import find_tool, require_tool
 from hdlrl.paths import user_cache_dir
 
@@ -32,7 +32,7 @@ def compiler_cache() -> dict:
     return {"env": {"OBJCACHE": ccache.path, "CCACHE_DIR": str(folder)}, "writable": (folder,)}
 
 
-class VerilatorSimulator:
+class VerilatorSimulator(Simulator):
     name = "verilator"
 
     def simulate(self, runner: ToolRunner, sources: list[Path], testbench: Testbench,

@@ -5,14 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from hdlrl.design import Design
-from hdlrl.eda.runner import ToolRunner
-from hdlrl.eda.sta import TimingOptions, TimingResult, parse_timing_output, timing_script
 from hdlrl.eda.diagnostics import emit_warnings, parse_diagnostics
+from hdlrl.eda.runner import ToolRunner
+from hdlrl.eda.sta.base import TimingAnalyzer, TimingOptions, TimingResult, parse_timing_output, timing_script
 from hdlrl.eda.toolchain import require_tool
 from hdlrl.pdk import Pdk
 
 
-class OpenStaAnalyzer:
+class OpenStaAnalyzer(TimingAnalyzer):
     name = "opensta"
     binary = "sta"
     arguments = ("-no_init", "-no_splash", "-exit")

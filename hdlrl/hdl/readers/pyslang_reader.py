@@ -5,7 +5,9 @@ and some Verilog it rejects (`@(posedge clk or rst)`) go to slang, whose parser 
 preprocessor are complete. Only the syntax tree is walked: elaboration would need every
 child module, and the facts need declarations and statements as written, not a netlist.
 Widths are evaluated from the range text under the parameters' defaults by
-`hdlrl.hdl.constants`, as the pyverilog reader does, so that both readers agree.
+`hdlrl.hdl.constants`, as the pyverilog reader does, so that both readers agree. Expressions,
+and the helpers that find their way through the syntax tree, are in
+`hdlrl.hdl.readers.pyslang_syntax`.
 """
 
 from __future__ import annotations
@@ -20,27 +22,19 @@ from pyslang import parsing, syntax
 from pyslang.syntax import SyntaxKind, SyntaxNode
 
 from hdlrl.errors import HdlrlError
-from hdlrl.hdl.constants import evaluate, literal_value, range_width
-from hdlrl.hdl.ir import (OPERATORS, Assignment, Block, Case, CaseItem, Connection, Event, Expression, If, Loop,
-                          Module, Parameter, Port, Signal, Statement)
+from hdlrl.hdl.constants import evaluate, range_width
+from hdlrl.hdl.ir import (Assignment, Block, Case, CaseItem, Connection, Event, Expression, If, Loop, Module,
+                          Parameter, Port, Signal, Statement)
 from hdlrl.hdl.lexer import Token, tokenize
 from hdlrl.hdl.readers import TOO_DEEP
+from hdlrl.hdl.readers.pyslang_syntax import (COMPOUND_ASSIGNMENTS, GENERATES, INCREMENTS, assigned_names,
+                                              child_nodes, first_identifier, generate_contents, generate_label,
+                                              module_items, node_text, to_expression, unwrap)
 
 _PROCESSES = {SyntaxKind.AlwaysBlock: "always", SyntaxKind.AlwaysCombBlock: "always_comb",
               SyntaxKind.AlwaysFFBlock: "always_ff", SyntaxKind.AlwaysLatchBlock: "always_latch"}
 _LOOPS = {SyntaxKind.ForLoopStatement, SyntaxKind.LoopStatement, SyntaxKind.DoWhileStatement,
           SyntaxKind.ForeverStatement, SyntaxKind.ForeachLoopStatement}
-_INCREMENTS = {SyntaxKind.PostincrementExpression: "add", SyntaxKind.UnaryPreincrementExpression: "add",
-               SyntaxKind.PostdecrementExpression: "subtract", SyntaxKind.UnaryPredecrementExpression: "subtract"}
-# Operators that no token names: `x++` reads as `x + 1`.
-_SHAPES = {SyntaxKind.ConditionalExpression: "conditional", SyntaxKind.ConcatenationExpression: "concatenate",
-           SyntaxKind.MultipleConcatenationExpression: "replicate", **_INCREMENTS}
-# `x += e` reads as `x + e`: its operator is the one before the `=`.
-_COMPOUND_ASSIGNMENTS = {kind for kind in SyntaxKind if kind.name.endswith("AssignmentExpression")} - {
-    SyntaxKind.AssignmentExpression, SyntaxKind.NonblockingAssignmentExpression}
-_IDENTIFIERS = {SyntaxKind.IdentifierName, SyntaxKind.IdentifierSelectName}
-_GENERATES = {SyntaxKind.GenerateRegion, SyntaxKind.LoopGenerate, SyntaxKind.IfGenerate, SyntaxKind.CaseGenerate,
-              SyntaxKind.GenerateBlock}
 _INSTANCES = {SyntaxKind.HierarchyInstantiation, SyntaxKind.PrimitiveInstantiation}
 # Bits of the integer types that take no range; the other variable types are one bit per range element.
 _FIXED_WIDTHS = {"integer": 32, "int": 32, "shortint": 16, "longint": 64, "byte": 8, "time": 64}
@@ -91,121 +85,6 @@ def _escapes(name: str | Path, folders: Sequence[Path]) -> bool:
     return not any((folder / name).resolve().is_relative_to(folder.resolve()) for folder in folders)
 
 
-def _nodes(items: Iterable) -> Iterator[SyntaxNode]:
-    """The nodes among `items`, without the tokens (a separated list's commas)."""
-    return (item for item in items if isinstance(item, SyntaxNode))
-
-
-def _tokens(node: SyntaxNode) -> Iterator[parsing.Token]:
-    for child in node:
-        if isinstance(child, SyntaxNode):
-            yield from _tokens(child)
-        elif child:
-            yield child
-
-
-def _text(node: SyntaxNode) -> str:
-    """The node's tokens as written, macros expanded, comments dropped and whitespace collapsed to one space."""
-    pieces: list[str] = []
-    for token in _tokens(node):
-        if pieces and token.trivia:
-            pieces.append(" ")
-        pieces.append(token.rawText)
-    return "".join(pieces)
-
-
-def _unwrap(node: SyntaxNode) -> SyntaxNode:
-    """The expression inside parentheses, or inside a port connection (which slang parses as a property)."""
-    while node.kind in (SyntaxKind.SimplePropertyExpr, SyntaxKind.SimpleSequenceExpr, SyntaxKind.ParenthesizedExpression):
-        node = node.expression if node.kind == SyntaxKind.ParenthesizedExpression else node.expr
-    return node
-
-
-def _label(block: syntax.GenerateBlockSyntax) -> str | None:
-    """`begin : name` or `name : begin`."""
-    clause = block.beginName or block.label
-    return clause.name.valueText if clause else None
-
-
-def _generate_contents(node: SyntaxNode) -> list[SyntaxNode]:
-    """The items a generate construct holds: a loop's body, a conditional's branches, a region's or block's members."""
-    if node.kind == SyntaxKind.LoopGenerate:
-        return [node.block]
-    if node.kind == SyntaxKind.IfGenerate:
-        return [node.block, *([node.elseClause.clause] if node.elseClause else [])]
-    if node.kind == SyntaxKind.CaseGenerate:
-        return [item.clause for item in _nodes(node.items)]
-    return list(node.members)
-
-
-def _declarations(members: Iterable[SyntaxNode]) -> Iterator[SyntaxNode]:
-    """Module items, those inside generate constructs included (they declare real nets and constants)."""
-    for member in members:
-        if member.kind in _GENERATES:
-            yield from _declarations(_generate_contents(member))
-        else:
-            yield member
-
-
-def _first_identifier(node: SyntaxNode) -> str | None:
-    """The first name in `node`, pre-order: the signal of `q[3:0]`, `mem[addr]`, `s.field`, `posedge clk`."""
-    if node.kind in _IDENTIFIERS:
-        return node.identifier.valueText
-    return next((name for child in _nodes(node) if (name := _first_identifier(child))), None)
-
-
-def _base_names(node: SyntaxNode) -> tuple[str, ...]:
-    """Every signal an assignment target writes: the elements of a concatenation, else its one base name."""
-    node = _unwrap(node)
-    if node.kind == SyntaxKind.ConcatenationExpression:
-        return tuple(name for element in _nodes(node.expressions) for name in _base_names(element))
-    name = _first_identifier(node)
-    return (name,) if name else ()
-
-
-def _operator(node: SyntaxNode) -> str | None:
-    if node.kind in _SHAPES:
-        return _SHAPES[node.kind]
-    if isinstance(node, syntax.BinaryExpressionSyntax):
-        written = node.operatorToken.rawText
-        return OPERATORS.get(written[:-1] if node.kind in _COMPOUND_ASSIGNMENTS else written)
-    if isinstance(node, syntax.PrefixUnaryExpressionSyntax):
-        written = node.operatorToken.rawText.replace("^~", "~^")  # both spell the reduction xnor
-        return OPERATORS.get(f"unary {written}", OPERATORS.get(written))
-    return None
-
-
-def _collect(node: SyntaxNode, operators: list[str], identifiers: dict[str, None]) -> None:
-    """Operators and names of `node` in pre-order: a node's operator, then its operands left to right."""
-    if node.kind in _IDENTIFIERS:
-        identifiers[node.identifier.valueText] = None
-    operator = _operator(node)
-    if operator:
-        operators.append(operator)
-    # `{4{a, b}}` is one replication: its inner braces are no concatenation of their own
-    children = ((node.expression, *node.concatenation.expressions)
-                if node.kind == SyntaxKind.MultipleConcatenationExpression else node)
-    for child in _nodes(children):
-        _collect(child, operators, identifiers)
-
-
-def _constant(node: SyntaxNode) -> int | None:
-    """The value of a lone number literal; `'0` is 0, while `'1` has no width and so no value."""
-    node = _unwrap(node)
-    if node.kind in (SyntaxKind.IntegerLiteralExpression, SyntaxKind.IntegerVectorExpression):
-        return literal_value("".join(token.rawText for token in _tokens(node)))
-    if node.kind == SyntaxKind.UnbasedUnsizedLiteralExpression and node.literal.rawText == "'0":
-        return 0
-    return None
-
-
-def _expression(node: SyntaxNode) -> Expression:
-    operators: list[str] = []
-    identifiers: dict[str, None] = {}  # an ordered set
-    _collect(node, operators, identifiers)
-    return Expression(_text(node), tuple(operators), tuple(identifiers), _constant(node))
-
-
 class _Reader:
     """The walk of one file's modules: its lines, and the parameter values of the module being read."""
 
@@ -249,8 +128,8 @@ class _Reader:
 
     def parameters(self, node: syntax.ModuleDeclarationSyntax) -> tuple[Parameter, ...]:
         """Header and body parameters in declaration order; their defaults become `values`, for the widths."""
-        declarations = list(_nodes(node.header.parameters.declarations)) if node.header.parameters else []
-        declarations += [member.parameter for member in _declarations(node.members)
+        declarations = list(child_nodes(node.header.parameters.declarations)) if node.header.parameters else []
+        declarations += [member.parameter for member in module_items(node.members)
                          if member.kind == SyntaxKind.ParameterDeclarationStatement]
         found: list[Parameter] = []
         self.values = {}
@@ -258,9 +137,9 @@ class _Reader:
             if declaration.kind != SyntaxKind.ParameterDeclaration:
                 continue  # a type parameter has no value
             local = declaration.keyword.kind == parsing.TokenKind.LocalParamKeyword
-            for declarator in _nodes(declaration.declarators):
+            for declarator in child_nodes(declaration.declarators):
                 if declarator.initializer:
-                    name, value = declarator.name.valueText, _expression(declarator.initializer.expr)
+                    name, value = declarator.name.valueText, to_expression(declarator.initializer.expr)
                     found.append(Parameter(name, value, local, self.line(declarator.name)))
                     default = evaluate(value.text, self.values)
                     if default is not None:
@@ -270,12 +149,12 @@ class _Reader:
     def width(self, dimensions: Iterable[SyntaxNode], element: int | None = 1) -> int | None:
         """Bits (or words) of `element` repeated over `[msb:lsb]` or `[size]` dimensions, under the parameter defaults."""
         sizes = [element]
-        for dimension in _nodes(dimensions):
+        for dimension in child_nodes(dimensions):
             selector = dimension.specifier.selector if dimension.specifier else None
             if selector is not None and selector.kind == SyntaxKind.SimpleRangeSelect:
-                sizes.append(range_width(_text(selector.left), _text(selector.right), self.values))
+                sizes.append(range_width(node_text(selector.left), node_text(selector.right), self.values))
             elif selector is not None and selector.kind == SyntaxKind.BitSelect:
-                sizes.append(evaluate(_text(selector.expr), self.values))
+                sizes.append(evaluate(node_text(selector.expr), self.values))
             else:
                 sizes.append(None)  # `[]`, `[$]`, `[*]`: sizes a declaration does not fix
         return None if None in sizes else prod(sizes)
@@ -283,7 +162,7 @@ class _Reader:
     def data_type(self, node: SyntaxNode) -> tuple[str | None, int | None, bool]:
         """(keyword as written, None when implicit; bits; signed) of a data type."""
         if node.kind == SyntaxKind.NamedType:
-            return _text(node), None, False
+            return node_text(node), None, False
         keyword = node.keyword.rawText if isinstance(node, (syntax.IntegerTypeSyntax, syntax.KeywordTypeSyntax)) else None
         signing = node.signing.rawText if isinstance(node, (syntax.IntegerTypeSyntax, syntax.ImplicitTypeSyntax)) else ""
         element = _FIXED_WIDTHS.get(keyword, 1) if keyword is None or keyword in _VARIABLE_TYPES else None
@@ -309,7 +188,7 @@ class _Reader:
         if port_list.kind != SyntaxKind.AnsiPortList:
             return self.non_ansi_ports(port_list, node.members)
         ports: list[Port] = []
-        for port in _nodes(port_list.ports):
+        for port in child_nodes(port_list.ports):
             if port.kind == SyntaxKind.ImplicitAnsiPort and port.header.kind != SyntaxKind.InterfacePortHeader:
                 facts = self.port_header(port.header, ports[-1] if ports else None)
                 ports.append(Port(port.declarator.name.valueText, *facts, self.line(port.declarator.name)))
@@ -321,7 +200,7 @@ class _Reader:
         for member in members:
             if member.kind == SyntaxKind.PortDeclaration:
                 facts = self.port_header(member.header, None)
-                for declarator in _nodes(member.declarators):
+                for declarator in child_nodes(member.declarators):
                     declared[declarator.name.valueText] = Port(declarator.name.valueText, *facts,
                                                                self.line(declarator.name))
         for signal in self.signals(members):
@@ -329,20 +208,20 @@ class _Reader:
                 declared[signal.name] = replace(port, width=port.width if port.width != 1 else signal.width,
                                                 signed=port.signed or signal.signed,
                                                 is_register=port.is_register or signal.kind in _VARIABLE_TYPES)
-        names = [port.expr.name.valueText for port in _nodes(port_list.ports)
+        names = [port.expr.name.valueText for port in child_nodes(port_list.ports)
                  if port.kind == SyntaxKind.ImplicitNonAnsiPort and port.expr.kind == SyntaxKind.PortReference]
         return tuple(declared[name] for name in names if name in declared)
 
     def signals(self, members: Sequence[SyntaxNode]) -> Iterator[Signal]:
-        for member in _declarations(members):
+        for member in module_items(members):
             if member.kind == SyntaxKind.GenvarDeclaration:
-                for name in _nodes(member.identifiers):
+                for name in child_nodes(member.identifiers):
                     yield Signal(name.identifier.valueText, "genvar", _GENVAR_WIDTH, None, False,
                                  self.line(name.identifier))
             elif member.kind in (SyntaxKind.DataDeclaration, SyntaxKind.NetDeclaration):
                 keyword, width, signed = self.data_type(member.type)
                 kind = member.netType.rawText if member.kind == SyntaxKind.NetDeclaration else keyword or "logic"
-                for declarator in _nodes(member.declarators):
+                for declarator in child_nodes(member.declarators):
                     depth = self.width(declarator.dimensions) if declarator.dimensions else None
                     yield Signal(declarator.name.valueText, kind, width, depth, signed, self.line(declarator.name))
 
@@ -355,30 +234,30 @@ class _Reader:
         kind = member.kind
         if kind == SyntaxKind.ContinuousAssign:
             # `assign a = x, b = y;`: the first block starts at `assign`, the last one ends at `;`
-            assignments = list(_nodes(member.assignments))
+            assignments = list(child_nodes(member.assignments))
             for index, assignment in enumerate(assignments):
                 start = member.assign if index == 0 else assignment.getFirstToken()
                 end = member.semi if index == len(assignments) - 1 else assignment.getLastToken()
                 yield Block("assign", self.line(start), self.line(end), statements=self.assignment(assignment))
         elif kind == SyntaxKind.NetDeclaration:
-            for declarator in _nodes(member.declarators):
+            for declarator in child_nodes(member.declarators):
                 if declarator.initializer:  # `wire x = e;` is a continuous assignment
                     name = declarator.name.valueText
-                    assignment = Assignment(name, name, _expression(declarator.initializer.expr), True,
+                    assignment = Assignment(name, name, to_expression(declarator.initializer.expr), True,
                                             self.line(declarator.name), (name,))
                     yield Block("assign", self.line(declarator.name), self.line(member.semi), statements=(assignment,))
         elif kind in _PROCESSES or kind == SyntaxKind.InitialBlock:
             yield self.process(member)
         elif kind in _INSTANCES:
             yield from self.instances(member)
-        elif kind == SyntaxKind.GenerateBlock and _label(member) is None:
+        elif kind == SyntaxKind.GenerateBlock and generate_label(member) is None:
             yield from self.blocks(member.members)  # an unnamed begin-end is no block of its own
-        elif kind in _GENERATES:
+        elif kind in GENERATES:
             yield self.generate(member)
         elif kind in (SyntaxKind.FunctionDeclaration, SyntaxKind.TaskDeclaration):
             statements = tuple(statement for item in member.items for statement in self.statements(item))
             yield Block("function" if kind == SyntaxKind.FunctionDeclaration else "task", *self.span(member),
-                        statements=statements, name=_text(member.prototype.name))
+                        statements=statements, name=node_text(member.prototype.name))
 
     def process(self, node: syntax.ProceduralBlockSyntax) -> Block:
         process, body, events = _PROCESSES.get(node.kind), node.statement, ()
@@ -396,7 +275,7 @@ class _Reader:
         if kind == SyntaxKind.ImplicitEventControl:
             yield Event("star")
         elif kind == SyntaxKind.EventControl:
-            yield Event("level", _first_identifier(node.eventName))
+            yield Event("level", first_identifier(node.eventName))
         elif kind in (SyntaxKind.EventControlWithExpression, SyntaxKind.ParenthesizedEventExpression):
             yield from self.events(node.expr)
         elif kind == SyntaxKind.BinaryEventExpression:
@@ -404,14 +283,15 @@ class _Reader:
             yield from self.events(node.right)
         elif kind == SyntaxKind.SignalEventExpression:
             edge = node.edge.rawText if node.edge and node.edge.rawText in ("posedge", "negedge") else "level"
-            yield Event(edge, _first_identifier(node.expr))
+            yield Event(edge, first_identifier(node.expr))
 
     def instances(self, node: SyntaxNode) -> Iterator[Block]:
         """One block per instance of `child #(...) first (...), second (...);` or of a gate (`and g (y, a, b);`)."""
         overrides = getattr(node, "parameters", None)  # a gate has delays instead
-        overrides = tuple(self.connection(binding) for binding in _nodes(overrides.parameters)) if overrides else ()
-        for instance in _nodes(node.instances):
-            connections = tuple(self.connection(port) for port in _nodes(instance.connections)
+        overrides = (tuple(self.connection(binding) for binding in child_nodes(overrides.parameters))
+                     if overrides else ())
+        for instance in child_nodes(node.instances):
+            connections = tuple(self.connection(port) for port in child_nodes(instance.connections)
                                 if port.kind != SyntaxKind.WildcardPortConnection)
             yield Block("instance", *self.span(instance), name=instance.decl.name.valueText if instance.decl else None,
                         module=node.type.rawText, connections=connections, parameters=overrides)
@@ -421,18 +301,19 @@ class _Reader:
         if node.kind in (SyntaxKind.NamedPortConnection, SyntaxKind.NamedParamAssignment):
             name = node.name.valueText
             if node.expr:
-                return Connection(name, _expression(_unwrap(node.expr)))
+                return Connection(name, to_expression(unwrap(node.expr)))
             # `.p` alone connects the signal of the same name; `.p()` leaves the port open
             return Connection(name, None if node.openParen else Expression(name, (), (name,)))
-        return Connection(None, None if node.kind == SyntaxKind.EmptyPortConnection else _expression(_unwrap(node.expr)))
+        open_port = node.kind == SyntaxKind.EmptyPortConnection
+        return Connection(None, None if open_port else to_expression(unwrap(node.expr)))
 
     def generate(self, node: SyntaxNode) -> Block:
         """A generate region, loop, conditional or named block; a loop takes its body's label and items."""
         body = node.block if node.kind == SyntaxKind.LoopGenerate else node
         if body.kind == SyntaxKind.GenerateBlock:
-            name, members = _label(body), list(body.members)
+            name, members = generate_label(body), list(body.members)
         else:
-            name, members = None, _generate_contents(body) if body is node else [body]
+            name, members = None, generate_contents(body) if body is node else [body]
         return Block("generate", *self.span(node), name=name, blocks=self.blocks(members))
 
     # statements
@@ -446,12 +327,12 @@ class _Reader:
             return self.assignment(node.expr)
         if kind == SyntaxKind.ConditionalStatement:
             otherwise = self.statements(node.elseClause.clause) if node.elseClause else ()
-            condition = _expression(next(_nodes(node.predicate.conditions)).expr)
+            condition = to_expression(next(child_nodes(node.predicate.conditions)).expr)
             return (If(condition, self.statements(node.statement), otherwise, self.line(node.getFirstToken())),)
         if kind == SyntaxKind.CaseStatement:
             items = tuple(self.case_item(item) for item in node.items
                           if item.kind in (SyntaxKind.StandardCaseItem, SyntaxKind.DefaultCaseItem))
-            return (Case(node.caseKeyword.rawText, _expression(node.expr), items, self.line(node.getFirstToken())),)
+            return (Case(node.caseKeyword.rawText, to_expression(node.expr), items, self.line(node.getFirstToken())),)
         if kind in _LOOPS:
             return (Loop(self.statements(node.statement), self.line(node.getFirstToken())),)
         if kind in (SyntaxKind.TimingControlStatement, SyntaxKind.WaitStatement):
@@ -459,22 +340,23 @@ class _Reader:
         return ()
 
     def case_item(self, item: SyntaxNode) -> CaseItem:
-        labels = _nodes(item.expressions) if item.kind == SyntaxKind.StandardCaseItem else ()
-        return CaseItem(tuple(map(_expression, labels)), self.statements(item.clause), self.line(item.getFirstToken()))
+        labels = child_nodes(item.expressions) if item.kind == SyntaxKind.StandardCaseItem else ()
+        return CaseItem(tuple(map(to_expression, labels)), self.statements(item.clause),
+                        self.line(item.getFirstToken()))
 
     def assignment(self, node: SyntaxNode) -> tuple[Assignment, ...]:
         """An `=`, `<=`, `op=` or `++` assignment; any other expression statement (a call) gives nothing."""
         kind = node.kind
-        if kind in _INCREMENTS:
-            target, value = node.operand, _expression(node)
+        if kind in INCREMENTS:
+            target, value = node.operand, to_expression(node)
         elif kind in (SyntaxKind.AssignmentExpression, SyntaxKind.NonblockingAssignmentExpression):
-            target, value = node.left, _expression(node.right)
-        elif kind in _COMPOUND_ASSIGNMENTS:
-            target, value = node.left, _expression(node)
+            target, value = node.left, to_expression(node.right)
+        elif kind in COMPOUND_ASSIGNMENTS:
+            target, value = node.left, to_expression(node)
         else:
             return ()
-        targets = _base_names(target)
+        targets = assigned_names(target)
         if not targets:
             return ()
         blocking = kind != SyntaxKind.NonblockingAssignmentExpression
-        return (Assignment(targets[0], _text(target), value, blocking, self.line(node.getFirstToken()), targets),)
+        return (Assignment(targets[0], node_text(target), value, blocking, self.line(node.getFirstToken()), targets),)

@@ -15,7 +15,7 @@ import dataclasses
 from hdlrl.design import Design
 from hdlrl.hdl.equivalent_rewrites import Rewrite
 from hdlrl.hdl.lexer import normalise
-from hdlrl.hdl.mutants import parse_rtl
+from hdlrl.hdl.design_files import parse_rtl
 from hdlrl.hdl.rewrites.arithmetic import AdderToOperator, BorrowToComparison, PrefixAdder
 from hdlrl.hdl.rewrites.base import RewriteRule, RewriteSite
 from hdlrl.hdl.rewrites.fsm import StateEncoding

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from pyverilog.vparser import ast
 
-from hdlrl.hdl.mutants import ASSIGNMENTS, render, replace_child, walk
+from hdlrl.hdl.ast_edit import ASSIGNMENTS, render, replace_child, walk
 from hdlrl.hdl.rewrites.base import RewriteRule, RewriteSite
 from hdlrl.hdl.rewrites.bitsim import Evaluator
 from hdlrl.hdl.rewrites.prefix import ARCHITECTURES, REWRITE_PREFIX, module_name, prefix_adder

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from pyverilog.vparser import ast
 
-from hdlrl.hdl.mutants import node_at
+from hdlrl.hdl.ast_edit import node_at
 from hdlrl.hdl.verilog_ast import ParsedSource
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pyverilog.vparser import ast
 
-from hdlrl.hdl.mutants import Number
+from hdlrl.hdl.ast_edit import Number
 from hdlrl.hdl.rewrites.scope import Scope
 
 _CONTEXT_OPERATORS = {ast.Plus: lambda a, b: a + b, ast.Minus: lambda a, b: a - b, ast.Times: lambda a, b: a * b,

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from pyverilog.vparser import ast
 
-from hdlrl.hdl.mutants import ASSIGNMENTS, replace_child, walk
+from hdlrl.hdl.ast_edit import ASSIGNMENTS, replace_child, walk
 from hdlrl.hdl.rewrites.base import RewriteRule, RewriteSite
 from hdlrl.hdl.rewrites.scope import (Scope, Scopes, assignments_to, bits_for, enclosing_module, fresh_name,
                                       identifier_uses, in_instance, literal, written_partially)

@@ -8,7 +8,7 @@ import copy
 
 from pyverilog.vparser import ast
 
-from hdlrl.hdl.mutants import ASSIGNMENTS, render, replace_child, walk
+from hdlrl.hdl.ast_edit import ASSIGNMENTS, render, replace_child, walk
 from hdlrl.hdl.rewrites.base import RewriteRule, RewriteSite
 from hdlrl.hdl.rewrites.scope import Scope, Scopes, enclosing_module, tests_async_control
 from hdlrl.hdl.rewrites.sharing import mux, same, single_statement

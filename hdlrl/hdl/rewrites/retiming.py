@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pyverilog.vparser import ast
 
-from hdlrl.hdl.mutants import ASSIGNMENTS, replace_child, walk
+from hdlrl.hdl.ast_edit import ASSIGNMENTS, replace_child, walk
 from hdlrl.hdl.rewrites.base import RewriteRule, RewriteSite
 from hdlrl.hdl.rewrites.scope import (Scope, Scopes, assignments_to, clocked, enclosing_module, fresh_name,
                                       identifier_uses, in_instance, literal, written_partially)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from pyverilog.vparser import ast
 
-from hdlrl.hdl.mutants import ASSIGNMENTS, Number, walk
+from hdlrl.hdl.ast_edit import ASSIGNMENTS, Number, walk
 from hdlrl.hdl.verilog_ast import IndexedPartselect
 
 PORT_KINDS = {ast.Input: "input", ast.Output: "output", ast.Inout: "inout"}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pyverilog.vparser import ast
 
-from hdlrl.hdl.mutants import ASSIGNMENTS, render, replace_child, walk
+from hdlrl.hdl.ast_edit import ASSIGNMENTS, render, replace_child, walk
 from hdlrl.hdl.rewrites.base import RewriteRule, RewriteSite
 from hdlrl.hdl.rewrites.scope import Scope, Scopes, enclosing_module, literal, tests_async_control
 

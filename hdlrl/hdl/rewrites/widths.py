@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pyverilog.vparser import ast
 
-from hdlrl.hdl.mutants import render, replace_child, walk
+from hdlrl.hdl.ast_edit import render, replace_child, walk
 from hdlrl.hdl.rewrites.base import RewriteRule, RewriteSite
 from hdlrl.hdl.rewrites.scope import (COMPARISONS, CONTEXT_SIZED, Scope, Scopes, assignments_to, bits_for, clocked,
                                       constraints_on, enclosing_module, identifier_uses, in_instance, interval,
