@@ -32,6 +32,7 @@ from hdlrl.summarize.claims import Claim, hallucination  # noqa: E402
 from hdlrl.summarize.document import Document  # noqa: E402
 from hdlrl.summarize.summarize_flow import load_summarize_flow  # noqa: E402
 from hdlrl.summarize.fluency import LanguageModelFluency, embedded_fluency  # noqa: E402
+from hdlrl.summarize.rewards import score_document  # noqa: E402
 from hdlrl.summarize.search import SummarySearch  # noqa: E402
 
 pytestmark = [pytest.mark.filterwarnings("ignore:`is_gradient_checkpointing` is deprecated:FutureWarning"),  # peft
@@ -168,3 +169,25 @@ def test_an_hf_policy_summarises_a_module_and_lm_fluency_is_its_slor(tokenizer):
             slor_fluency = LanguageModelFluency(policy.model, tokenizer)(text)
             assert 0.0 < slor_fluency < 1.0 and row["scores"]["fluency"] == round(slor_fluency, 4)
             assert slor_fluency != pytest.approx(embedded_fluency(text), abs=1e-3)
+
+
+def test_the_search_trains_an_hf_policy_on_the_rollouts_rewards_only_with_update(tokenizer):  # noqa: F811
+    """The same loop as `hdlrl optimize`: with `update`, every expansion's rewards move the adapter."""
+    alu8 = _module("alu8")
+    facts = module_facts(alu8)
+    flow = load_summarize_flow()
+
+    def lora_weights(policy: HuggingFacePolicy) -> list[torch.Tensor]:
+        return [parameter.detach().clone() for name, parameter in policy.model.named_parameters() if "lora_" in name]
+
+    for update in (False, True):
+        torch.manual_seed(0)
+        policy = HuggingFacePolicy(tiny_llama(tokenizer), tokenizer, lora_rank=4, lora_alpha=8, max_new_tokens=12,
+                                   learning_rate=1e-2)
+        before = lora_weights(policy)
+        settings = replace(flow.search, iterations=4, candidates=2, time_limit_s=600.0, update=update)
+        score = lambda document: score_document(document, facts, flow.rewards, frozenset(), embedded_fluency)  # noqa: E731
+        result = SummarySearch(policy, alu8.name, alu8.source, facts, score, settings).run()
+        assert result.iterations == 4
+        moved = any(not torch.equal(old, new) for old, new in zip(before, lora_weights(policy)))
+        assert moved == update, f"update={update}: the adapter {'stayed' if update else 'moved'}"
