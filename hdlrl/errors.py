@@ -25,5 +25,11 @@ class HdlrlError(Exception):
         return f"{where}: {self.message}"
 
 
+def first_line(error: BaseException) -> str:
+    """The first line of a third-party exception's message (its type when it has none), for a
+    one-line `HdlrlError` that wraps it."""
+    return (str(error).strip().splitlines() or [type(error).__name__])[0]
+
+
 class ToolMissingError(HdlrlError):
     """An EDA tool that the requested step needs is not installed (or fails its version check)."""

@@ -20,7 +20,7 @@ from peft import LoraConfig, get_peft_model, set_peft_model_state_dict
 from peft.utils import load_peft_weights
 from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
 
-from hdlrl.errors import HdlrlError
+from hdlrl.errors import HdlrlError, first_line
 from hdlrl.ttt.protocol import Sample, State, UpdateStats
 
 OPTIMIZER_FILE = "optimizer.pt"
@@ -69,8 +69,7 @@ class HuggingFacePolicy:
                                                          dtype=torch.bfloat16 if on_gpu else torch.float32,
                                                          device_map="cuda" if on_gpu else "cpu")
         except (OSError, ValueError) as error:
-            reason = (str(error).strip().splitlines() or [type(error).__name__])[0]
-            raise HdlrlError(f"cannot load model {path_or_name!r} offline: {reason}") from error
+            raise HdlrlError(f"cannot load model {path_or_name!r} offline: {first_line(error)}") from error
         return cls(model, tokenizer, name=f"hf:{path_or_name}", **options)
 
     def prompt_ids(self, state: State) -> list[int]:

@@ -25,7 +25,7 @@ from peft import LoraConfig, PeftConfig, PeftModel
 from peft.utils import CONFIG_NAME
 from transformers import AutoModelForCausalLM, PreTrainedModel
 
-from hdlrl.errors import HdlrlError
+from hdlrl.errors import HdlrlError, first_line
 from hdlrl.policy.hf import OPTIMIZER_FILE
 
 METHODS = ("svd", "cat", "linear", "ties", "dare_linear", "dare_ties", "magnitude_prune",  # peft's, in full
@@ -99,8 +99,7 @@ def load_base(base: str) -> PreTrainedModel:
         return AutoModelForCausalLM.from_pretrained(base, local_files_only=True, dtype=torch.float32,
                                                     adapter_kwargs={"local_files_only": True})  # else it asks the Hub
     except (OSError, ValueError) as error:
-        reason = (str(error).strip().splitlines() or [type(error).__name__])[0]
-        raise HdlrlError(f"cannot load base model {base!r} offline: {reason}") from error
+        raise HdlrlError(f"cannot load base model {base!r} offline: {first_line(error)}") from error
 
 
 def load_adapters(model: PreTrainedModel, folders: list[Path]) -> tuple[PeftModel, list[str]]:
@@ -157,8 +156,8 @@ def merge_adapters(folders: list[Path], out: Path, method: str = "svd", weights:
                                        svd_full_matrices=False, density=density,
                                        majority_sign_method=majority_sign_method)
     except ValueError as error:  # e.g. inputs of different ranks under "linear"
-        reason = (str(error).strip().splitlines() or [type(error).__name__])[0]
-        raise HdlrlError(f"peft cannot merge these adapters by {method}: {reason}", folders[0]) from error
+        raise HdlrlError(f"peft cannot merge these adapters by {method}: {first_line(error)}",
+                         folders[0]) from error
     rescale_to_alpha(model, configs[0].lora_alpha)
     model.peft_config[MERGED].base_model_name_or_path = base
     out = Path(out)
