@@ -104,6 +104,17 @@ def leave_one_out_weights(rewards: list[float], beta: float) -> list[float]:
     ]
 
 
+def saturated_weights(weights: list[float]) -> list[float]:
+    """min(w_i, k): the weights of a group whose beta search saturated.
+
+    There beta is beta_max, not a solution for delta, and a lone best rollout's leave-one-out
+    weight is about e^MAX_EXPONENT (always so for k = 2, where delta = ln 2 is out of reach), an
+    advantage that would swamp the KL penalty and every other group. k is the weight the plain
+    tilt k q_i gives a lone winner in the limit; rollouts tied at the best keep theirs (at most k - 1).
+    """
+    return [min(weight, float(len(weights))) for weight in weights]
+
+
 def grpo_advantages(rewards: list[float], epsilon: float = 1e-6) -> list[float]:
     """A_i = (r_i - mean r) / (std r + epsilon), std the population one (divide by k).
 
@@ -146,7 +157,7 @@ class GroupAdvantages:
 def group_advantages(groups: list[list[float]], method: str = "entropic", delta: float = LN2) -> GroupAdvantages:
     """Advantages of each group by `method`; a group with one reward value carries no signal and is dropped.
 
-    entropic: A_i = w_i - 1 with leave-one-out weights at the group's beta(delta).
+    entropic: A_i = w_i - 1 with leave-one-out weights at the group's beta(delta), clipped when saturated.
     grpo: the mean baseline. rank: LEAP's centred ranks.
     """
     if method not in METHODS:
@@ -162,6 +173,8 @@ def group_advantages(groups: list[list[float]], method: str = "entropic", delta:
         elif method == "entropic":
             beta, hit_bound = entropic_beta(rewards, delta)
             weights = leave_one_out_weights(rewards, beta)
+            if hit_bound:
+                weights = saturated_weights(weights)
             advantages.append([weight - 1 for weight in weights])
             betas.append(beta)
             sample_sizes.append(effective_sample_size(weights))
