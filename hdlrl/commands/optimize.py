@@ -18,6 +18,7 @@ from hdlrl.evaluate.executors import Executor, make_executor
 from hdlrl.evaluate.staging import view_text
 from hdlrl.hdl.design_files import write_sources
 from hdlrl.optimize.optimize_flow import DEFAULT_OPTIMIZE_FLOW, OptimizeFlow, load_optimize_flow
+from hdlrl.optimize.choice_policy import ChoicePolicy
 from hdlrl.optimize.loop import OptimizeRun
 from hdlrl.ttt.pool import PoolState
 from hdlrl.optimize.report import write_report
@@ -25,6 +26,7 @@ from hdlrl.pdk import Pdk, get_pdk
 from hdlrl.optimize.rewrite_policy import EMBEDDED_POLICIES
 from hdlrl.policy import make_policy, policy_options
 from hdlrl.text_tables import markdown_table, text_table
+from hdlrl.ttt.protocol import Policy
 
 SUITE_HEADERS = ("design", "verified", "gate_level", "ppa_product_ratio", "rewrites", "reference_area_um2",
                  "best_area_um2", "reference_delay_ns", "best_delay_ns", "reference_power_mw", "best_power_mw")
@@ -57,7 +59,7 @@ def optimize_design(design: Design, arguments: argparse.Namespace, run_dir: Path
     flow, pdk = shared.flow, shared.pdk
     if not arguments.resume:
         refuse_unfinished(run_dir)
-    policy = make_policy(arguments.policy, EMBEDDED_POLICIES, **policy_options(arguments.policy_option or []))
+    policy = _policy(arguments)
     run = OptimizeRun(design, policy, pdk, flow, run_dir, shared.executor, shared.cache_path, arguments.seed,
                       _mode(arguments), False if arguments.no_sandbox else None, progress=not arguments.json,
                       accept_unproven=arguments.accept_unproven)
@@ -83,6 +85,17 @@ def optimize_design(design: Design, arguments: argparse.Namespace, run_dir: Path
     (run_dir / SUMMARY).write_text(json.dumps(summary, indent=2) + "\n")
     write_report(run_dir, run.original, best.sources)
     return summary
+
+
+def _policy(arguments: argparse.Namespace) -> Policy:
+    """The `--policy`, acting as `--lm-mode` says: a language model writes RTL or chooses from the menu."""
+    policy = make_policy(arguments.policy, EMBEDDED_POLICIES, **policy_options(arguments.policy_option or []))
+    if arguments.lm_mode == "write":
+        return policy
+    if not hasattr(policy, "continuation_logprobs"):
+        raise HdlrlError(f"--lm-mode choose needs an hf:MODEL policy (it scores the menu by the model's "
+                         f"log-probabilities), not {arguments.policy!r}")
+    return ChoicePolicy(policy)
 
 
 def _lineage(run: OptimizeRun, state: PoolState | None) -> list[str]:

@@ -28,7 +28,7 @@ from hdlrl.evaluate.result import PPA
 from hdlrl.hdl.design_files import relative_name, write_sources
 from hdlrl.optimize.optimize_flow import OptimizeFlow
 from hdlrl.optimize.prompt import DesignState
-from hdlrl.optimize.reward import accepted_reward, rejected_reward
+from hdlrl.optimize.reward import NO_MODULE_CREDIT, accepted_reward, rejected_reward
 from hdlrl.pdk import Pdk
 from hdlrl.serialize import to_jsonable
 from hdlrl.ttt.loop import Group, Judged, LoopSettings, SearchLoop
@@ -153,7 +153,8 @@ class OptimizeRun:
         floor = self.flow.ratio_floor
         if verdict is None:
             reason = sample.text if sample.action else "the completion holds no Verilog module"
-            return Judgement(False, "parse", "none", f"no candidate RTL: {reason}", rejected_reward(0.0, floor))
+            return Judgement(False, "parse", "none", f"no candidate RTL: {reason}",
+                             rejected_reward(NO_MODULE_CREDIT, floor))
         if verdict.accepted and verdict.ppa and verdict.reference_ppa:
             ratio = verdict.ppa.normalised_to(verdict.reference_ppa, self.objective)
             return Judgement(True, verdict.stage, verdict.level, "", accepted_reward(ratio, floor),

@@ -32,6 +32,8 @@ _FILE_MARKER = re.compile(r"^[ \t]*//[ \t]*(?:file|filename|path)[ \t]*:[ \t]*(?
                           re.MULTILINE | re.IGNORECASE)
 _MODULE_START = re.compile(r"^\s*(?:module|macromodule)\s+[A-Za-z_\\]")
 _MODULE_END = re.compile(r"\bendmodule\b")
+# Above this many characters of RTL the prompt shows the top module's file alone (a bounded prompt).
+PROMPT_SOURCE_CHARACTERS = 12_000
 
 
 def _format_ppa(ppa: dict[str, float] | None) -> str:
@@ -46,19 +48,30 @@ def source_block(name: str, text: str) -> str:
     return f"```verilog\n// file: {name}\n{text.rstrip()}\n```"
 
 
-def user_prompt(state: DesignState) -> str:
-    files = list(state.sources)
+def _design_sections(state: DesignState) -> list[str]:
+    """What the model knows of the state: the design, its PPA against the reference's, its RTL
+    (the top module's file alone when all of it would not fit `PROMPT_SOURCE_CHARACTERS`) and the
+    gate's reasons for its failed children."""
+    shown = state.sources
+    if sum(len(text) for text in shown.values()) > PROMPT_SOURCE_CHARACTERS:
+        shown = {name: text for name, text in shown.items() if state.top in defined_modules(text)} or shown
     sections = [
         f"Design `{state.design_name}`, top module `{state.top}`.",
         f"What it does:\n{state.description.strip() or '(no description)'}",
         f"PPA of the current RTL: {_format_ppa(state.ppa)}.\n"
         f"PPA of the reference RTL: {_format_ppa(state.reference_ppa)}.",
-        "Current RTL:\n" + "\n\n".join(source_block(name, text) for name, text in state.sources.items()),
+        "Current RTL:\n" + "\n\n".join(source_block(name, text) for name, text in shown.items()),
     ]
     if state.feedback:
         sections.append("The verification gate rejected these earlier rewrites of this RTL; do not repeat "
                         "their mistakes:\n" + "\n".join(f"- {line}" for line in state.feedback))
-    sections.append(
+    return sections
+
+
+def user_prompt(state: DesignState) -> str:
+    """The write mode: the model writes the rewritten files."""
+    files = list(state.sources)
+    return "\n\n".join([*_design_sections(state), (
         "Rewrite the RTL to lower the product area x delay x power.\n"
         f"- Keep the interface exactly: module name `{state.top}`, every port (name, direction, width, "
         "signedness, order) and every parameter with its default.\n"
@@ -67,10 +80,17 @@ def user_prompt(state: DesignState) -> str:
         "- Edit minimally: change only what lowers the PPA, keep everything else as written.\n"
         "- Synthesisable Verilog only: no delays, no initial blocks, no system tasks.\n"
         f"- Answer with one ```verilog fenced block per file ({', '.join(files)}), each starting with "
-        "its `// file: NAME` line and holding the complete file."
-    )
-    return "\n\n".join(sections)
+        "its `// file: NAME` line and holding the complete file.")])
 
+
+def choice_messages(state: DesignState, menu: Sequence[str]) -> list[dict[str, str]]:
+    """The choose mode: the model is shown the menu of concrete changes and answers with one of them."""
+    listed = "\n".join(f"- {words}" for words in menu)
+    question = ("These changes keep the behaviour and may lower the product area x delay x power:\n"
+                f"{listed}\n\nWhich one change lowers it most on this design? Answer with that line alone, "
+                "exactly as written.")
+    return [{"role": "system", "content": SYSTEM_PROMPT},
+            {"role": "user", "content": "\n\n".join([*_design_sections(state), question])}]
 
 
 def _bare_code(text: str) -> str:

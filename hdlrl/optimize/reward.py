@@ -17,9 +17,16 @@ def accepted_reward(ppa_ratio: float, ratio_floor: float) -> float:
     return -math.log(min(max(ppa_ratio, 1e-12), ratio_floor))
 
 
+# The credit of a completion that holds no module at all: below one whose module fails to parse
+# (credit 0), so a language model that cannot write Verilog yet still learns to write a module.
+NO_MODULE_CREDIT = -1.0
+
+
 def rejected_reward(gate_credit: float, ratio_floor: float) -> float:
     """R = -ln(ratio_floor) - 1 + credit / 7: below every accepted reward, rising with the gate stage.
 
-    `gate_credit` is the gate's staged dense reward of a rejected candidate, in [0, 7).
+    `gate_credit` is the gate's staged dense reward of a rejected candidate, in [0, 7), or
+    NO_MODULE_CREDIT.
     """
-    return -math.log(ratio_floor) - 1.0 + min(max(gate_credit, 0.0), ACCEPTED_BASE - 1e-9) / ACCEPTED_BASE
+    credit = min(max(gate_credit, NO_MODULE_CREDIT), ACCEPTED_BASE - 1e-9)
+    return -math.log(ratio_floor) - 1.0 + credit / ACCEPTED_BASE

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import random
+from dataclasses import dataclass
 from pathlib import Path
 
 import torch
@@ -38,6 +39,23 @@ EVERYWHERE = -1  # the placement "every site of the action at once"
 # Token kinds whose counts describe a design to the policy: arithmetic, selection, state.
 _COUNTED = ("+", "-", "*", "<<", ">>", "?", "==", "<", ">", "&", "|", "^", "case", "if", "for", "posedge",
             "always", "assign", "reg", "parameter", "localparam")
+
+
+@dataclass(frozen=True)
+class Placement:
+    """One concrete action of the menu: a rule option (or recipe) at one site, or at all of its sites."""
+
+    action: str
+    choice: int  # the site's index among the action's sites, or EVERYWHERE
+    words: str  # what it does, as a language model is shown it
+
+
+def _in_words(action: str, site: RewriteSite | None) -> str:
+    if site is None:
+        recipe = action.removeprefix(RECIPE_ACTION)
+        knobs = ", ".join(f"{name}={value!r}" for name, value in RECIPES[recipe].items()) or "the flow's options"
+        return f"synthesis recipe {recipe} ({knobs})"
+    return f"{action} at line {site.line}: {site.description}"
 
 
 def design_features(sources: dict[str, str], site_counts: list[int]) -> list[float]:
@@ -82,37 +100,53 @@ class RewritePolicy:
             self._analysed[key] = design_features(state.sources, [len(sites[action]) for action in self.actions]), sites
         return self._analysed[key]
 
+    def placements(self, state: DesignState) -> list[Placement]:
+        """Every (action, placement) of the state, with what it does in words."""
+        _, sites = self._state(state)
+        entries = []
+        for action in self.actions:
+            for choice, site in enumerate(sites[action]):
+                entries.append(Placement(action, choice, _in_words(action, site)))
+            if len(sites[action]) > 1:
+                entries.append(Placement(action, EVERYWHERE, f"{action} at all {len(sites[action])} sites at once"))
+        return entries
+
     def sample(self, state: DesignState, k: int, rng_seed: int) -> list[Sample]:
         """Up to `k` new candidates: (action, placement) pairs drawn without replacement from pi.
 
         A placement is one site, or, for an action with several sites, all of them at once
         (`EVERYWHERE`): a trimmed counter or a re-encoded FSM often pays only when every
-        occurrence changes. pi(action) is shared evenly among its placements. A draw whose
-        result the run has judged already (`state.known`) or that repeats an earlier draw is
-        skipped, so the budget goes to new designs; fewer than `k` means the state is exhausted.
+        occurrence changes. pi(action) is shared evenly among its placements.
         """
         features, sites = self._state(state)
         with torch.no_grad():
             log_policy = self.softmax.log_policy(features, self._available(sites))
-        placements = []
-        for position, action in enumerate(self.actions):
-            if not sites[action]:
-                continue
-            choices = [*range(len(sites[action])), *([EVERYWHERE] if len(sites[action]) > 1 else [])]
-            placements += [(action, choice, log_policy[position].item() - math.log(len(choices))) for choice in choices]
+        entries = self.placements(state)
+        placements_per_action = {action: sum(entry.action == action for entry in entries) for action in self.actions}
+        log_probabilities = [log_policy[self.actions.index(entry.action)].item()
+                             - math.log(placements_per_action[entry.action]) for entry in entries]
+        return self.draw(state, entries, log_probabilities, k, rng_seed)
+
+    def draw(self, state: DesignState, entries: list[Placement], log_probabilities: list[float], k: int,
+             rng_seed: int) -> list[Sample]:
+        """Up to `k` candidates drawn without replacement in proportion to exp(log_probabilities)
+        (Gumbel top-k). A draw whose result the run has judged already (`state.known`) or that
+        repeats an earlier draw is skipped, so the budget goes to new designs; fewer than `k`
+        means the state is exhausted."""
+        _, sites = self._state(state)
         generator = random.Random(rng_seed)
-        # Gumbel top-k: draws without replacement, in proportion to pi(action, placement).
-        keyed = sorted(placements, key=lambda entry: entry[2] - math.log(-math.log(generator.random() or 1e-300)),
-                       reverse=True)
+        keyed = sorted(zip(entries, log_probabilities),
+                       key=lambda pair: pair[1] - math.log(-math.log(generator.random() or 1e-300)), reverse=True)
         samples, seen = [], set(state.known)
-        for action, choice, log_probability in keyed:
+        for entry, log_probability in keyed:
             if len(samples) == k:
                 break
-            sources, recipe, description = self._candidate(state, action, sites[action], choice)
+            sources, recipe, description = self._candidate(state, entry.action, sites[entry.action], entry.choice)
             key = source_hash(sources, recipe)
             if key not in seen:
                 seen.add(key)
-                samples.append(Sample(sources, description, log_probability, action, {"site": choice}, recipe))
+                samples.append(Sample(sources, description, log_probability, entry.action,
+                                      {"site": entry.choice}, recipe))
         return samples
 
     @staticmethod
@@ -120,9 +154,7 @@ class RewritePolicy:
                    choice: int) -> tuple[dict[str, str], str, str]:
         """The state's sources and recipe after `action` at `choice`, and what was done."""
         if action.startswith(RECIPE_ACTION):
-            recipe = action.removeprefix(RECIPE_ACTION)
-            knobs = ", ".join(f"{name}={value!r}" for name, value in RECIPES[recipe].items()) or "the flow's options"
-            return state.sources, recipe, f"synthesis recipe {recipe} ({knobs})"
+            return state.sources, action.removeprefix(RECIPE_ACTION), _in_words(action, None)
         if choice != EVERYWHERE:
             rewrite = apply_rewrite(sites[choice])
             return {**state.sources, rewrite.file: rewrite.text}, state.recipe, sites[choice].description
