@@ -101,7 +101,8 @@ def test_malformed_programs_are_refused_with_a_reason_and_the_run_goes_on(small_
     assert run.proposed == 8 and run.state.refused == 2 and run.state.simulations == 6
     assert "generator 'warp' is not one of" in policy.states[1].feedback[-1]  # shown to the policy next step
     rows = [json.loads(line) for line in (tmp_path / "run" / "history.jsonl").read_text().splitlines()]
-    refused = [row for row in rows if row["kind"] == "program" and row["reward"] == -1.0]
+    # JSON that is not a valid program earns half the penalty of text with no JSON object (REFUSED_REWARD)
+    refused = [row for row in rows if row["kind"] == "program" and row["reward"] == -0.5]
     assert len(refused) == 2 and all(row["reason"].startswith("refused: segment 0") for row in refused)
 
 

@@ -52,6 +52,8 @@ from hdlrl.ttt.protocol import Policy, Sample
 from hdlrl.serialize import to_jsonable
 from hdlrl.verify.interface import InterfaceError, read_interface
 
+# A program that is refused or fails to simulate earns REFUSED_REWARD / 2; text with no JSON object
+# at all earns REFUSED_REWARD, so a model that cannot write programs yet still learns the format.
 REFUSED_REWARD = -1.0
 _UNCOVERED_SHOWN = 40
 
@@ -81,6 +83,7 @@ class Outcome:
     run: HarnessRun | None
     functional: dict[str, int]
     reason: str = ""
+    reward: float = REFUSED_REWARD / 2  # when refused (run is None)
 
 
 class CoverRun:
@@ -166,7 +169,8 @@ class CoverRun:
             program = parse_program(sample.text, self.space, sample.metadata.get("seed", fallback_seed),
                                     sample.action or self.policy.name)
         except ProgramError as error:
-            return Outcome(sample, None, None, {}, f"refused: {error}")
+            return Outcome(sample, None, None, {}, f"refused: {error}",
+                           REFUSED_REWARD / 2 if error.read_json else REFUSED_REWARD)
         run = self.harness.run(render(program, self.space), name, self.flow.simulation_time_s)
         if not run.ok:
             return Outcome(sample, program, None, {}, run.reason)
@@ -315,8 +319,8 @@ class CoverRun:
         if outcome.run is None:
             self.state.refused += outcome.program is None
             self.state.feedback = (self.state.feedback + [outcome.reason])[-self.flow.feedback_lines:]
-            return Judged(REFUSED_REWARD, {"kind": "program", "action": outcome.sample.action,
-                                           "reward": REFUSED_REWARD, "reason": outcome.reason})
+            return Judged(outcome.reward, {"kind": "program", "action": outcome.sample.action,
+                                           "reward": outcome.reward, "reason": outcome.reason})
         reward = self._reward(outcome, covered, killed)
         self.state.simulations += 1
         items = self._items(outcome)

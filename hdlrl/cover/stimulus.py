@@ -46,6 +46,10 @@ MAX_SEGMENTS = 64
 class ProgramError(ValueError):
     """A stimulus program a policy wrote is malformed; the message says why, in one line."""
 
+    def __init__(self, message: str, read_json: bool = True):
+        super().__init__(message)
+        self.read_json = read_json  # False: the text held no JSON object at all
+
 
 @dataclass(frozen=True)
 class StimulusSpace:
@@ -164,11 +168,11 @@ def parse_program(text: str, space: StimulusSpace, seed: int = 0, origin: str = 
     """A program from its JSON (the first JSON object in `text`); ProgramError says what is wrong."""
     start = text.find("{")
     if start < 0:
-        raise ProgramError("no JSON object in the text")
+        raise ProgramError("no JSON object in the text", read_json=False)
     try:
         data, _ = json.JSONDecoder().raw_decode(text[start:])
     except json.JSONDecodeError as error:
-        raise ProgramError(f"invalid JSON: {error.msg} at character {error.pos}") from None
+        raise ProgramError(f"invalid JSON: {error.msg} at character {error.pos}", read_json=False) from None
     segments = data.get("segments") if isinstance(data, dict) else None
     if not isinstance(segments, list) or not segments:
         raise ProgramError("expected {\"segments\": [...]} with at least one segment")
