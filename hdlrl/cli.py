@@ -229,6 +229,14 @@ def build_parser() -> argparse.ArgumentParser:
     bench_summarize.add_argument("--rounds", type=int, default=2)
     bench_summarize.add_argument("--workers", type=_positive_int, default=2)
     bench_summarize.add_argument("--output", type=Path, help="write the results JSON here")
+    bench_policy = bench_commands.add_parser("policy", help="a language model's load time, tokens/s, TTT step "
+                                                           "time and peak memory")
+    bench_policy.add_argument("--model", default="smollm2", help="what hf:MODEL names (default: smollm2)")
+    bench_policy.add_argument("--design", type=Path, default=Path("designs/updown_counter8"))
+    bench_policy.add_argument("--group-size", type=_positive_int, default=4, help="k, completions per group")
+    bench_policy.add_argument("--max-new-tokens", type=_positive_int, default=128)
+    bench_policy.add_argument("--rounds", type=_positive_int, default=3)
+    bench_policy.add_argument("--output", type=Path, help="write the results JSON here")
     for subcommands in (commands, pdk_commands, bench_commands):
         for command_parser in subcommands.choices.values():
             command_parser.set_defaults(command_parser=command_parser)  # the innermost command's wins
@@ -314,6 +322,10 @@ def main(argv: list[str] | None = None) -> int:
             from hdlrl.bench.summarize import run_bench_summarize
 
             return run_bench_summarize(arguments)
+        if arguments.command == "bench" and arguments.bench_command == "policy":
+            from hdlrl.bench.policy import run_bench_policy
+
+            return run_bench_policy(arguments)
         if arguments.command == "bench" and arguments.bench_command == "cover":
             from hdlrl.bench.cover import run_bench_cover
 

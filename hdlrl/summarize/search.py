@@ -23,7 +23,7 @@ import json
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from hdlrl.config import Bounded, Count, Positive
@@ -56,6 +56,7 @@ class SearchResult:
     scores: Scores
     iterations: int
     documents_scored: int
+    steps: list[dict] = field(default_factory=list)  # the loop's step rows: rewards, update and KL signals
 
 
 def clean_candidate(text: str) -> str:
@@ -198,9 +199,9 @@ class SummarySearch:
         settings = LoopSettings(self.settings.iterations, groups=1, group_size=self.settings.candidates,
                                 exploration=self.settings.exploration, update=self.settings.update)
         loop = SearchLoop(self, self.policy, settings, self.settings.seed, progress=False)
-        loop.run()
+        steps = [row for row in loop.run() if row["kind"] == "step"]
         assert self.best is not None
-        return SearchResult(self.best, self.score(self.best), loop.state.spent, len(self._scores))
+        return SearchResult(self.best, self.score(self.best), loop.state.spent, len(self._scores), steps)
 
     def single_shot_documents(self) -> list[Document]:
         """Whole documents the policy writes at once (the single-shot baseline's candidates), each read from
