@@ -17,6 +17,7 @@ from conftest import DESIGNS_DIR
 from hdlrl.cli import main
 from hdlrl.cover.cover_flow import load_cover_flow
 from hdlrl.cover.loop import CoverRun
+from hdlrl.cover.outputs import write_outputs
 from hdlrl.design import load_design
 from hdlrl.eda.toolchain import has_tool
 from hdlrl.errors import HdlrlError
@@ -167,3 +168,22 @@ def test_compare_reports_each_policy_and_the_combinations(small_flow: Path, tmp_
     if any(others):  # another expert reached what the best did not: merging them must gain
         assert experts["union"]["beats_best_single"]
     assert set(experts["strengths"]) == {"random-seed0", "random-seed1", "cdg-seed0", "cdg-seed1"}
+
+
+class RefusedPolicy(ScriptedPolicy):
+    """Only text with no program in it: a language model that has not learned the format yet."""
+
+    def sample(self, state: CoverState, k: int, rng_seed: int) -> list[Sample]:
+        return [Sample({}, "Here is a stimulus that reaches every branch.") for _ in range(k)]
+
+
+def test_a_run_with_no_valid_program_says_so_in_one_line(small_flow: Path, tmp_path: Path) -> None:
+    flow = load_cover_flow(small_flow)
+    run = CoverRun(load_design(DESIGNS_DIR / "decoder3to8"), RefusedPolicy(),
+                   flow.__class__(**{**flow.__dict__, "budget": 2}), tmp_path / "run", progress=False)
+    run.run()
+    with pytest.raises(HdlrlError, match=r"no testbench to write: none of the 2 programs proposed reached any "
+                                         r"coverage \(2 refused; the last: refused: no JSON object in the text\)"):
+        write_outputs(run)
+    rows = [json.loads(line) for line in (tmp_path / "run" / "history.jsonl").read_text().splitlines()]
+    assert [row["reward"] for row in rows if row["kind"] == "program"] == [-1.0, -1.0]  # REFUSED_REWARD: no JSON

@@ -57,6 +57,10 @@ def replay_final_set(run: CoverRun) -> FinalSet:
                 for entry in run.state.corpus}
     cycles = {text: program.cycles for text, program in programs.items()}
     entries = greedy_cover(run.state.corpus, cycles)
+    if not entries:
+        last = f"; the last: {run.state.feedback[-1]}" if run.state.feedback else ""
+        raise HdlrlError(f"no testbench to write: none of the {run.proposed} programs proposed reached any "
+                         f"coverage ({run.state.refused} refused{last})", run.run_dir)
     stimuli, expected, kept, dropped = [], [], [], []
     code: dict[str, int] = {}
     functional: dict[str, int] = {}
