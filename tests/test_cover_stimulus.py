@@ -95,3 +95,12 @@ def test_steering_values_from_the_branch_line() -> None:
     assert steering_values("branch|rtl/decoder.v|5|0|5|elsif|", sources, INPUTS) == {"mode": 3}
     assert steering_values("branch|rtl/decoder.v|7|0|7|case|", sources, INPUTS) == {"a": 5}
     assert steering_values("toggle|rtl/decoder.v|1|0|1|a[0]|", sources, INPUTS) == {}
+
+
+def test_the_prompts_example_program_is_valid_and_names_the_designs_own_inputs() -> None:
+    from hdlrl.cover.prompt import example_program
+
+    inputs = {port.name: port.width for port in FIFO_SPACE.ports if port.name != "rst_n"}
+    text = example_program(inputs)
+    program = parse_program(text, FIFO_SPACE)
+    assert len(program.segments) == 3 and '"wr_en": 1' in text and '"din": 0' in text

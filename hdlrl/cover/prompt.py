@@ -10,6 +10,7 @@ malformed.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
 from hdlrl.cover.stimulus import GENERATORS
@@ -19,9 +20,16 @@ STIMULUS_SYSTEM_PROMPT = (
     "into the branches, states and value combinations its tests have not reached yet."
 )
 
-_EXAMPLE = ('{"segments": [{"generator": "hold", "cycles": 40, "values": {"wr_en": 1, "rd_en": 0}}, '
-            '{"generator": "vectors", "vectors": [{"op": 7, "a": 255}, {"op": 1}]}, '
-            '{"generator": "random", "cycles": 64}]}')
+def example_program(inputs: dict[str, int]) -> str:
+    """A valid program over the design's own inputs (a model copies an example's names): a hold,
+    two explicit vectors, then random cycles."""
+    names = list(inputs) or ["a"]
+    first, last = names[0], names[-1]
+    hold = {first: 1, **({last: 0} if last != first else {})}
+    vectors = [{first: (1 << min(inputs.get(first, 1), 8)) - 1}, {last: 0}]
+    return json.dumps({"segments": [{"generator": "hold", "cycles": 40, "values": hold},
+                                    {"generator": "vectors", "vectors": vectors},
+                                    {"generator": "random", "cycles": 64}]})
 
 
 def _percent(value: float | None) -> str:
@@ -50,7 +58,7 @@ def stimulus_user_prompt(state: CoverState) -> str:
         '{"segments": [...]}; each segment has a "generator" (one of ' + ", ".join(GENERATORS) + "), "
         '"cycles" (except for vectors), optionally "ports" (the inputs the generator shapes) and "values" '
         '(inputs held at a value for the whole segment); "vectors" gives explicit per-cycle input values. '
-        f"Example:\n{_EXAMPLE}"
+        f"Example:\n{example_program(state.inputs)}"
     )
     return "\n\n".join(sections)
 
