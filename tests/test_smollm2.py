@@ -179,7 +179,7 @@ def test_one_summarize_step_trains_the_adapter_on_the_rollouts_scores(smollm2: s
     module = modules[0]
     facts = module_facts(module)
     flow = load_summarize_flow()
-    policy = _policy(smollm2, max_new_tokens=8)
+    policy = _policy(smollm2, max_new_tokens=16)
     before = _lora(policy)
     settings = replace(flow.search, iterations=2, candidates=2, time_limit_s=600.0, update=True)
     score = lambda document: score_document(document, facts, flow.rewards, frozenset(), embedded_fluency)  # noqa: E731

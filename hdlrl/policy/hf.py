@@ -10,8 +10,9 @@ so a sample's `logprob` is exactly the quantity `update` differentiates. Samplin
 config) and log-probs are of the same temperature-scaled distribution: the samples must come
 from the distribution whose log-probs the update uses.
 
-A group of k is sampled in one batched `generate` (with its KV cache) and scored in one batched
-pass that reuses the prompt's keys and values, so a group costs one prompt pass, not k.
+A group of k is sampled in one batched `generate` (with its KV cache) that starts from the
+prompt's keys and values computed once, and scored in one batched pass that reuses them the same
+way, so a group costs one prompt pass, not k, in each.
 `continuation_logprobs` scores a menu of answers the same way (the choose mode of `hdlrl optimize`).
 """
 
@@ -147,14 +148,19 @@ class HuggingFacePolicy:
 
     def sample(self, state: State, k: int, rng_seed: int) -> list[Sample]:
         prompt = self.prompt_ids(state)
-        input_ids = torch.tensor([prompt], device=self.device)
+        input_ids = torch.tensor([prompt] * k, device=self.device)
         with torch.random.fork_rng(devices=[self.device] if self.device.type == "cuda" else []), torch.no_grad():
+            # The prompt's keys and values once, shared by the k sequences (generate would compute them k times).
+            shared = {}
+            if len(prompt) > 1:
+                shared["cache"] = self.model(input_ids=input_ids[:1, :-1], use_cache=True).cache
+                shared["cache"].batch_repeat_interleave(k)
             torch.manual_seed(rng_seed)
             generated = self.model.generate(
                 input_ids=input_ids, attention_mask=torch.ones_like(input_ids), do_sample=True,
                 temperature=self.temperature, top_k=0, top_p=1.0, repetition_penalty=1.0,
-                max_new_tokens=self.max_new_tokens, num_return_sequences=k,
-                pad_token_id=min(self.stop_ids), eos_token_id=sorted(self.stop_ids))
+                max_new_tokens=self.max_new_tokens, pad_token_id=min(self.stop_ids),
+                eos_token_id=sorted(self.stop_ids), **shared)
         completions = [self._completion_ids(sequence) for sequence in generated[:, len(prompt):].tolist()]
         with torch.no_grad():
             logprobs = [values.sum().item() for values in self._token_logprobs(prompt, completions)]
