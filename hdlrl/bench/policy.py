@@ -25,7 +25,7 @@ from hdlrl.hdl.design_files import relative_name
 from hdlrl.optimize.choice_policy import ChoicePolicy
 from hdlrl.optimize.prompt import DesignState
 from hdlrl.policy.hf import HuggingFacePolicy
-from hdlrl.policy.model_files import dequantised_folder, model_source
+from hdlrl.policy.model_files import is_converted, model_source
 
 
 def _advantages(k: int) -> list[float]:
@@ -35,7 +35,7 @@ def _advantages(k: int) -> list[float]:
 
 def run_bench_policy(arguments: argparse.Namespace) -> int:
     source = model_source(arguments.model)
-    converted = source.gguf_file is not None and not (dequantised_folder(source) / "config.json").is_file()
+    converted = source.gguf_file is not None and not is_converted(source)
     started = time.perf_counter()
     language_model = HuggingFacePolicy.from_pretrained(arguments.model, max_new_tokens=arguments.max_new_tokens)
     first_load_s = time.perf_counter() - started

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -122,9 +123,10 @@ class RewritePolicy:
         with torch.no_grad():
             log_policy = self.softmax.log_policy(features, self._available(sites))
         entries = self.placements(state)
-        placements_per_action = {action: sum(entry.action == action for entry in entries) for action in self.actions}
-        log_probabilities = [log_policy[self.actions.index(entry.action)].item()
-                             - math.log(placements_per_action[entry.action]) for entry in entries]
+        placements_per_action = Counter(entry.action for entry in entries)
+        position = {action: index for index, action in enumerate(self.actions)}
+        log_probabilities = [log_policy[position[entry.action]].item() - math.log(placements_per_action[entry.action])
+                             for entry in entries]
         return self.draw(state, entries, log_probabilities, k, rng_seed)
 
     def draw(self, state: DesignState, entries: list[Placement], log_probabilities: list[float], k: int,

@@ -108,7 +108,8 @@ class HuggingFacePolicy:
     def _token_logprobs(self, prompt: list[int], completions: list[list[int]]) -> list[torch.Tensor]:
         """Log-probs of each completion's tokens given the prompt and the tokens before them, the
         completions in one batch over one pass of the prompt (its keys and values computed once)."""
-        prompt_pass = self.model(input_ids=torch.tensor([prompt], device=self.device), use_cache=True)
+        prompt_pass = self.model(input_ids=torch.tensor([prompt], device=self.device), use_cache=True,
+                                 logits_to_keep=1)  # only the last position predicts a completion token
         first = torch.log_softmax(prompt_pass.logits[0, -1].float() / self.temperature, dim=-1)
         result: list[torch.Tensor] = [first[:0] for _ in completions]
         rows = [row for row, completion in enumerate(completions) if completion]
@@ -153,7 +154,7 @@ class HuggingFacePolicy:
             # The prompt's keys and values once, shared by the k sequences (generate would compute them k times).
             shared = {}
             if len(prompt) > 1:
-                shared["cache"] = self.model(input_ids=input_ids[:1, :-1], use_cache=True).cache
+                shared["cache"] = self.model(input_ids=input_ids[:1, :-1], use_cache=True, logits_to_keep=1).cache
                 shared["cache"].batch_repeat_interleave(k)
             torch.manual_seed(rng_seed)
             generated = self.model.generate(

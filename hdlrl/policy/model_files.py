@@ -73,6 +73,11 @@ def dequantised_folder(source: ModelSource) -> Path:
     return user_cache_dir("models") / f"{gguf.stem}-{key}"
 
 
+def is_converted(source: ModelSource) -> bool:
+    """Whether a GGUF file's de-quantised model is in the cache already."""
+    return (dequantised_folder(source) / "config.json").is_file()
+
+
 def convert_gguf(source: ModelSource, folder: Path) -> None:
     """De-quantise a GGUF file once and write model and tokenizer as a model folder, atomically.
 
@@ -108,7 +113,7 @@ def local_model_folder(name: str) -> str:
     if source.gguf_file is None:
         return source.location
     folder = dequantised_folder(source)
-    if not (folder / "config.json").is_file():
+    if not is_converted(source):
         try:
             convert_gguf(source, folder)
         except (OSError, ValueError) as error:
