@@ -90,6 +90,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_pdk_arguments(evaluate)
     _add_executor_arguments(evaluate)
     evaluate.add_argument("--flow", type=Path, help="evaluation flow YAML (default: flows/eval.yaml)")
+    evaluate.add_argument("--recipe", default="flow",
+                          help="synthesis recipe on top of the flow's options, as `hdlrl optimize` names it in "
+                               "summary.json (a name such as hierarchical, or 'abc=balance,rewrite map=amap')")
     _add_table_arguments(evaluate)
     evaluate.add_argument("--no-cache", action="store_true", help="always run the tools")
     evaluate.add_argument("--no-sandbox", action="store_true", help="run tools without bubblewrap")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -83,6 +84,11 @@ def test_optimize_writes_its_run_directory_and_json(small_flow: Path, tmp_path: 
         for signal_name in ("reference_kl", "effective_sample_size", "constant_fraction", "saturated_fraction",
                             "delta", "kl_coef"):
             assert signal_name in row
+    # summary.json names the command that measures best.v again, and it gives the reported PPA
+    command = shlex.split(summary["reproduce"])
+    assert command[:2] == ["hdlrl", "eval"] and summary["recipe"] in command
+    assert main([*command[1:], "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["ppa"] == summary["best_ppa"]
 
 
 def test_killed_run_resumes_to_the_same_pool(small_flow: Path, tmp_path: Path) -> None:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import replace
 from pathlib import Path
 
 from tqdm import tqdm
 
 from hdlrl.design import Design, load_design
+from hdlrl.eda.synth.recipes import DEFAULT_RECIPE, recipe_options
 from hdlrl.errors import HdlrlError
 from hdlrl.evaluate.cache import default_cache_path
 from hdlrl.evaluate.executors import make_executor
@@ -46,6 +48,11 @@ def run_eval(arguments: argparse.Namespace) -> int:
     designs = [_with_candidate(load_design(path), arguments.rtl) for path in arguments.designs]
     pdk = get_pdk(arguments.pdk, arguments.pdk_dir)
     flow = load_flow(arguments.flow or DEFAULT_FLOW)
+    if arguments.recipe != DEFAULT_RECIPE:
+        try:
+            flow = replace(flow, synthesis=recipe_options(flow.synthesis, arguments.recipe))
+        except ValueError as error:
+            raise HdlrlError(f"--recipe: {error}") from None
     cache_path = default_cache_path(not arguments.no_cache)
     sandbox = False if arguments.no_sandbox else None
     jobs = [EvalJob(design, pdk, flow, cache_path, sandbox) for design in designs]

@@ -5,9 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import shlex
 import tempfile
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+
+import yaml
 
 from hdlrl.checkpoint import SUMMARY, refuse_unfinished
 from hdlrl.design import Design, load_design
@@ -23,11 +26,13 @@ from hdlrl.optimize.loop import OptimizeRun
 from hdlrl.ttt.pool import PoolState
 from hdlrl.optimize.report import write_report
 from hdlrl.pdk import Pdk, get_pdk
+from hdlrl.serialize import to_jsonable
 from hdlrl.optimize.rewrite_policy import EMBEDDED_POLICIES
 from hdlrl.policy import make_policy, policy_options
 from hdlrl.text_tables import markdown_table, text_table
 from hdlrl.ttt.protocol import Policy
 
+EVAL_FLOW = "eval.yaml"  # the run's evaluation flow, for the command in summary.json that measures best.v again
 SUITE_HEADERS = ("design", "verified", "gate_level", "ppa_product_ratio", "rewrites", "reference_area_um2",
                  "best_area_um2", "reference_delay_ns", "best_delay_ns", "reference_power_mw", "best_power_mw")
 
@@ -76,6 +81,7 @@ def optimize_design(design: Design, arguments: argparse.Namespace, run_dir: Path
         "best_lineage": _lineage(run, best),
         "recipe": best.recipe,  # the synthesis recipe best.v was measured with
         "synthesis": asdict(recipe_options(flow.gate.evaluation.synthesis, best.recipe)),
+        "reproduce": _reproduce_command(design, run_dir, best.recipe, arguments, flow),
         "best_file": "best.v: the synthesis view the gate verified (SYNTHESIS defined; translate_off regions, "
                      "comments and attributes but keep removed)",
     }
@@ -85,6 +91,16 @@ def optimize_design(design: Design, arguments: argparse.Namespace, run_dir: Path
     (run_dir / SUMMARY).write_text(json.dumps(summary, indent=2) + "\n")
     write_report(run_dir, run.original, best.sources)
     return summary
+
+
+def _reproduce_command(design: Design, run_dir: Path, recipe: str, arguments: argparse.Namespace,
+                       flow: OptimizeFlow) -> str:
+    """The `hdlrl eval` command that measures best.v again: the same PDK, recipe and evaluation
+    flow (written beside best.v as eval.yaml)."""
+    (run_dir / EVAL_FLOW).write_text(yaml.safe_dump(to_jsonable(flow.gate.evaluation), sort_keys=False))
+    return shlex.join(["hdlrl", "eval", str(design.root), "--rtl", str(run_dir / "best.v"), "--recipe", recipe,
+                       "--flow", str(run_dir / EVAL_FLOW), "--pdk", arguments.pdk,
+                       *(["--pdk-dir", str(arguments.pdk_dir)] if arguments.pdk_dir else [])])
 
 
 def _policy(arguments: argparse.Namespace) -> Policy:

@@ -3,6 +3,11 @@
 The script follows what OpenROAD-flow-scripts feeds its timers: a flat netlist with split
 nets, tie cells for constants and buffers for plain assigns, written without expressions,
 so OpenSTA can read it. Area comes from `stat -liberty`.
+
+A recipe may add word-level Yosys passes between `synth`'s coarse and fine stages, and may
+replace Yosys's own ABC script by a sequence of ABC's logic optimisations ended by one of its
+technology mappers, as DRiLLS and ABC-RL search over. Every command of both vocabularies
+preserves the logic function, so the gate's verdict on the RTL holds for every recipe.
 """
 
 from __future__ import annotations
@@ -10,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import AfterValidator
 
@@ -33,6 +38,32 @@ def _plain_abc_options(text: str) -> str:
 
 AbcOptions = Annotated[str, AfterValidator(_plain_abc_options)]
 
+# Word-level passes a recipe may run between `synth -run :fine` and `synth -run fine:`.
+COARSE_PASSES = {
+    "opt_full": "opt -full",  # mux and constant folding beyond synth's default
+    "share_aggressive": "share -aggressive",  # share operators even where it adds muxes
+    "opt_share": "opt_share",  # merge cells of one type that feed one mux
+    "muxpack": "muxpack",  # chains of muxes into parallel muxes
+    "pmuxtree": "pmuxtree",  # parallel muxes into trees of 2-input muxes
+    "wreduce": "wreduce",  # drop bits whose value is known
+}
+# ABC's combinational logic optimisations (its abc.rc aliases: b, rw, rwz, rf, rfz, rs, rsz).
+ABC_COMMANDS = {
+    "balance": "balance", "rewrite": "rewrite", "rewrite_z": "rewrite -z",
+    "refactor": "refactor", "refactor_z": "refactor -z", "resub": "resub", "resub_z": "resub -z",
+    "dc2": "dc2", "ifraig": "ifraig", "choices": "dch -f",
+}
+# ABC's technology mappers to the liberty's cells; {D} is Yosys's delay target, empty without -D.
+ABC_MAPPERS = {
+    "nf": "&get -n; &nf {D}; &put",  # the delay-oriented mapper of Yosys's own script
+    "map": "map {D}",  # the classic mapper
+    "amap": "amap",  # area-oriented mapping
+    "sized": "map {D}; buffer; upsize {D}; dnsize {D}",  # mapping, then buffering and gate sizing
+}
+CoarsePass = Literal[tuple(COARSE_PASSES)]
+AbcCommand = Literal[tuple(ABC_COMMANDS)]
+AbcMapper = Literal[tuple(ABC_MAPPERS)]
+
 
 @dataclass(frozen=True)
 class SynthOptions:
@@ -40,6 +71,25 @@ class SynthOptions:
 
     flatten: bool = True
     abc_script: AbcOptions = ""  # extra options for `abc`, e.g. "-D 1000" (target delay in ps)
+    coarse_passes: tuple[CoarsePass, ...] = ()  # run in this order between synth's coarse and fine stages
+    abc_commands: tuple[AbcCommand, ...] = ()  # with abc_mapper: ABC's script instead of Yosys's own
+    abc_mapper: AbcMapper | None = None  # None: Yosys's own ABC script (abc_commands must be empty)
+
+    def __post_init__(self):
+        if self.abc_commands and self.abc_mapper is None:
+            raise ValueError("abc_commands need an abc_mapper to end the sequence")
+
+
+def abc_sequence_argument(options: SynthOptions) -> str:
+    """The `-script` argument of `abc` for a recipe's sequence, "" for Yosys's own script.
+
+    Inline (`+cmd;cmd`, commas for spaces), so the whole recipe stays in the synthesis script.
+    """
+    if options.abc_mapper is None:
+        return ""
+    script = "; ".join(["strash", *(ABC_COMMANDS[name] for name in options.abc_commands),
+                        ABC_MAPPERS[options.abc_mapper]])
+    return "-script +" + ";".join(command.replace(" ", ",") for command in script.split("; "))
 
 
 def read_commands(sources: list[Path], include_dirs: list[Path] = ()) -> list[str]:
@@ -53,13 +103,16 @@ def synthesis_script(sources: list[Path], top: str, include_dirs: list[Path], pd
                      options: SynthOptions) -> str:
     liberty = str(pdk.liberty)
     reads = "\n".join(read_commands(sources, include_dirs))
+    synth = f"synth -top {top}" + (" -flatten" if options.flatten else "")
+    stages = [f"{synth} -run :fine", *(COARSE_PASSES[name] for name in options.coarse_passes),
+              f"{synth} -run fine:"] if options.coarse_passes else [synth]
     return "\n".join([
         f"read_liberty -lib {liberty}",  # cell port directions, so `check` sees who drives what
         reads,
         f"hierarchy -check -top {top}",
-        f"synth -top {top}" + (" -flatten" if options.flatten else ""),
+        *stages,
         f"dfflibmap -liberty {liberty}",
-        f"abc -liberty {liberty} {options.abc_script}".rstrip(),
+        " ".join(filter(None, ["abc", f"-liberty {liberty}", abc_sequence_argument(options), options.abc_script])),
         "opt_clean -purge",
         "splitnets -ports",
         "opt_clean -purge",
