@@ -91,5 +91,5 @@ def test_candidate_keeps_the_files_the_answer_leaves_out():
 
 def test_unknown_policy_spec_is_one_clear_error():
     for spec in ("gpt", "hf:", "openai", "cdg"):  # cdg is cover's, not optimize's
-        with pytest.raises(HdlrlError, match=r"unknown policy .* \(known: rewrite, hf:PATH_OR_NAME, openai:URL\)"):
+        with pytest.raises(HdlrlError, match=r"unknown policy .* \(known: rewrite, random, hf:PATH_OR_NAME, openai:URL\)"):
             make_policy(spec, EMBEDDED_POLICIES)

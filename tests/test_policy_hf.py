@@ -116,7 +116,7 @@ def test_choosing_is_a_distribution_over_the_menu_and_learning_raises_the_reward
     from hdlrl.optimize.choice_policy import ChoicePolicy
 
     chooser = ChoicePolicy(_policy(tokenizer, learning_rate=1e-2))
-    entries = chooser.menu.placements(COUNTER)
+    entries = chooser.menu.menu(COUNTER, every_sequence=False)
     assert len(entries) >= 3 and all(entry.words for entry in entries)
     with torch.no_grad():
         log_policy = chooser.log_policy(COUNTER, entries)

@@ -1,4 +1,4 @@
-"""The embedded rewrite policy: distinct seeded samples with log-probs, learning in the advantages' direction."""
+"""The embedded rewrite policy: distinct seeded samples with factored log-probs, learning that carries across actions."""
 
 from __future__ import annotations
 
@@ -6,12 +6,17 @@ import math
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 import torch
 
 from conftest import DESIGNS_DIR
 from hdlrl.design import load_design
 from hdlrl.ttt.pool import source_hash
-from hdlrl.optimize.rewrite_policy import EMBEDDED_POLICIES
+from hdlrl.eda.synth.recipes import recipe_fields
+from hdlrl.eda.synth.yosys import ABC_MAPPERS
+from hdlrl.optimize.recipe_space import sequence_recipes
+from hdlrl.optimize.rewrite_policy import EMBEDDED_POLICIES, SEQUENCE_ACTION
+from hdlrl.ttt.protocol import Sample
 from hdlrl.policy import make_policy
 from hdlrl.optimize.prompt import DesignState
 
@@ -22,20 +27,30 @@ def _state(name: str) -> DesignState:
     return DesignState(design.name, design.top, design.description, sources)
 
 
-def test_samples_are_distinct_seeded_rewrites_with_log_probabilities() -> None:
+def _probability(policy, state: DesignState, action: str, choice: int = 0) -> float:
+    menu = policy.menu(state)
+    index = policy.position(menu, Sample({}, "", action=action, metadata={"site": choice}))
+    with torch.no_grad():
+        return float(policy.softmax.log_policy(policy.table(state, menu))[index].exp())
+
+
+def test_samples_are_distinct_seeded_actions_with_factored_log_probabilities() -> None:
     policy = make_policy("rewrite", EMBEDDED_POLICIES)
     state = _state("traffic_light")  # rewrites with a site: two state encodings and gated accumulate
-    samples = policy.sample(state, 7, rng_seed=5)
-    assert [sample.text for sample in samples] == [sample.text for sample in policy.sample(state, 7, rng_seed=5)]
-    # at the start pi is uniform over the six actions with a site, each of which has one: the three
-    # rewrites and the three synthesis recipes other than the flow's; a seventh draw has nothing new
-    assert sorted(sample.action for sample in samples) == sorted(
-        ["state_encoding:gray", "state_encoding:one_hot", "gated_accumulate",
-         "synthesis:abc_fast", "synthesis:abc_delay_target", "synthesis:hierarchical"])
-    assert all(math.isclose(math.exp(sample.logprob), 1 / 6, rel_tol=1e-6) for sample in samples)
+    samples = policy.sample(state, 12, rng_seed=5)
+    assert [sample.text for sample in samples] == [sample.text for sample in policy.sample(state, 12, rng_seed=5)]
+    assert len({source_hash(sample.sources, sample.recipe) for sample in samples}) == 12
+    # at the start pi is uniform over the seven kinds with an action: the three rewrites, the three
+    # named recipes other than the flow's and the recipe sequences; then uniform within the kind
+    kinds = {"state_encoding:gray", "state_encoding:one_hot", "gated_accumulate", "synthesis:abc_fast",
+             "synthesis:abc_delay_target", "synthesis:hierarchical", SEQUENCE_ACTION}
+    assert {sample.action for sample in samples} <= kinds
     for sample in samples:
+        within = len(sequence_recipes()) if sample.action == SEQUENCE_ACTION else 1
+        assert math.isclose(sample.logprob, -math.log(7) - math.log(within), rel_tol=1e-5)
         if sample.action.startswith("synthesis:"):  # the same RTL under another recipe
-            assert sample.sources == state.sources and sample.recipe == sample.action.removeprefix("synthesis:")
+            assert sample.sources == state.sources and sample.recipe != "flow"
+            recipe_fields(sample.recipe)  # a recipe `hdlrl eval --recipe` reads back
         else:
             assert sample.sources != state.sources and sample.recipe == "flow"
 
@@ -43,10 +58,14 @@ def test_samples_are_distinct_seeded_rewrites_with_log_probabilities() -> None:
 def test_candidates_the_run_has_judged_are_not_proposed_again() -> None:
     policy = make_policy("rewrite", EMBEDDED_POLICIES)
     state = _state("traffic_light")
-    first = policy.sample(state, 2, rng_seed=3)
+    first = policy.sample(state, 4, rng_seed=3)
     known = frozenset(source_hash(sample.sources, sample.recipe) for sample in first)
-    rest = policy.sample(replace(state, known=known), 6, rng_seed=3)
-    assert len(rest) == 4 and not {sample.action for sample in first} & {sample.action for sample in rest}
+    rest = policy.sample(replace(state, known=known), 8, rng_seed=3)
+    assert len(rest) == 8 and not known & {source_hash(sample.sources, sample.recipe) for sample in rest}
+    named = [sample for sample in first + rest if sample.action == "synthesis:hierarchical"]
+    own = policy.sample(replace(state, recipe="hierarchical"), 40, rng_seed=3)
+    assert named and len(own) == 40 and not any(  # never the state itself
+        sample.sources == state.sources and sample.recipe == "hierarchical" for sample in own)
 
 
 def test_an_update_moves_probability_towards_the_positive_advantage(tmp_path: Path) -> None:
@@ -54,23 +73,52 @@ def test_an_update_moves_probability_towards_the_positive_advantage(tmp_path: Pa
     state = _state("traffic_light")
     samples = policy.sample(state, 2, rng_seed=1)
     assert samples[0].action != samples[1].action
-
-    def probability(action: str) -> float:
-        features, sites = policy._state(state)
-        with torch.no_grad():
-            return float(policy.softmax.log_policy(features, policy._available(sites))[policy.actions.index(action)].exp())
-
     first, second = samples[0].action, samples[1].action
-    before = probability(first)
+    before = _probability(policy, state, first)
     stats = policy.update([(state, samples)], [[1.0, -1.0]], kl_coef=0.0)
     assert stats.kl == 0.0 and stats.samples == 2  # the KL is measured before the step: still uniform
-    assert probability(first) > before > probability(second)
+    assert _probability(policy, state, first) > before > _probability(policy, state, second)
     again = policy.update([(state, samples)], [[1.0, -1.0]], kl_coef=0.1)
     assert again.kl > 0 and again.step_kl > 0
 
     policy.save(tmp_path / "policy")
     restored = make_policy("rewrite", EMBEDDED_POLICIES)
     restored.load(tmp_path / "policy")
-    assert torch.equal(restored.softmax.weights, policy.softmax.weights)
+    assert torch.equal(restored.softmax.kind_weights, policy.softmax.kind_weights)
+    assert torch.equal(restored.softmax.parameter_weights, policy.softmax.parameter_weights)
     assert [sample.logprob for sample in restored.sample(state, 2, rng_seed=9)] == \
            [sample.logprob for sample in policy.sample(state, 2, rng_seed=9)]
+
+
+def test_a_rewarded_recipe_raises_the_recipes_that_share_its_parts() -> None:
+    """Generalisation across actions: rewarding one area-mapped sequence raises every area-mapped
+    sequence, ones never drawn included, above the same sequence with another mapper."""
+    policy = make_policy("rewrite", EMBEDDED_POLICIES, learning_rate=0.1)
+    state = _state("traffic_light")
+    recipes = sequence_recipes()
+    rewarded, punished = recipes.index("abc=balance map=amap"), recipes.index("abc=balance map=nf")
+    unseen_area, unseen_delay = recipes.index("abc=dc2,resub map=amap"), recipes.index("abc=dc2,resub map=nf")
+    samples = [Sample(state.sources, "", action=SEQUENCE_ACTION, metadata={"site": index}, recipe=recipes[index])
+               for index in (rewarded, punished)]
+    assert _probability(policy, state, SEQUENCE_ACTION, unseen_area) == \
+        pytest.approx(_probability(policy, state, SEQUENCE_ACTION, unseen_delay))
+    for _ in range(3):
+        policy.update([(state, samples)], [[1.0, -1.0]], kl_coef=0.0)
+    assert _probability(policy, state, SEQUENCE_ACTION, unseen_area) > \
+        1.5 * _probability(policy, state, SEQUENCE_ACTION, unseen_delay)
+
+
+def test_random_action_search_is_uniform_over_concrete_actions_and_never_learns() -> None:
+    policy = make_policy("random", EMBEDDED_POLICIES)
+    state = _state("traffic_light")
+    samples = policy.sample(state, 8, rng_seed=0)
+    size = len(policy.menu(state))
+    assert size > 30_000 and all(math.isclose(sample.logprob, -math.log(size), rel_tol=1e-5) for sample in samples)
+    assert not policy.trainable and policy.update([(state, samples)], [[1.0] * 8], 0.1).samples == 0
+
+
+def test_a_language_models_menu_is_short() -> None:
+    policy = make_policy("rewrite", EMBEDDED_POLICIES)
+    menu = policy.menu(_state("traffic_light"), every_sequence=False)
+    assert len(menu) == 6 + 4  # the rewrites and named recipes, and each mapper alone
+    assert [entry.words for entry in menu][-4:] == [f"synthesis recipe map={mapper}" for mapper in ABC_MAPPERS]

@@ -74,7 +74,7 @@ def run_bench_policy(arguments: argparse.Namespace) -> int:
                   "generated_tokens_per_s": round(sum(tokens) / sum(write_sample), 1),
                   "update_s": round(median(write_update), 2),
                   "ttt_step_s": round(median(write_sample) + median(write_update), 2)},
-        "choose": {"menu": len(chooser.menu.placements(state)), "sample_s": round(median(choose_sample), 2),
+        "choose": {"menu": len(chooser.menu.menu(state, every_sequence=False)), "sample_s": round(median(choose_sample), 2),
                    "update_s": round(median(choose_update), 2),
                    "ttt_step_s": round(median(choose_sample) + median(choose_update), 2)},
         "peak_resident_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),

@@ -1,7 +1,8 @@
 """The choose mode of a language model in `hdlrl optimize`: it picks from the embedded policy's menu.
 
 The embedded rewrite policy (`hdlrl.optimize.rewrite_policy`) knows every concrete action of a
-state: a rule option at one of its sites, at all of them, or another synthesis recipe. Each is
+state: a rule option at one of its sites, at all of them, or another synthesis recipe (of the
+recipe sequences, only a mapper alone: a menu of 31,108 lines is beyond any prompt). Each is
 described in words, and the model is shown the design, its PPA, the gate's feedback and that
 menu. The policy is the model's own likelihood of answering with each line, renormalised over
 the menu:
@@ -20,12 +21,14 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Protocol
 
 import torch
 
 from hdlrl.optimize.prompt import DesignState, choice_messages
 from hdlrl.optimize.rewrite_policy import Placement, RewritePolicy
+from hdlrl.policy.factored_softmax import exact_kl
 from hdlrl.ttt.protocol import Sample, UpdateStats
 
 
@@ -55,19 +58,16 @@ class ChoicePolicy:
         self.menu = menu or RewritePolicy()
         self.name = f"choose:{language_model.name}"
 
-    def log_policy(self, state: DesignState, entries: list[Placement]) -> torch.Tensor:
+    def log_policy(self, state: DesignState, entries: Sequence[Placement]) -> torch.Tensor:
         """log pi(a | x) over the menu, with gradients where enabled."""
-        messages = choice_messages(state, [entry.words for entry in entries])
-        return torch.log_softmax(self.language_model.continuation_logprobs(
-            messages, [entry.words for entry in entries]), dim=0)
+        lines = [entry.words for entry in entries]
+        return torch.log_softmax(self.language_model.continuation_logprobs(choice_messages(state, lines), lines), dim=0)
 
     def sample(self, state: DesignState, k: int, rng_seed: int) -> list[Sample]:
         """Up to `k` new candidates drawn without replacement from pi (fewer: the state is exhausted)."""
-        entries = self.menu.placements(state)
-        if not entries:
-            return []
+        entries = self.menu.menu(state, every_sequence=False)
         with torch.no_grad():
-            log_probabilities = self.log_policy(state, entries).tolist()
+            log_probabilities = self.log_policy(state, entries)
         return self.menu.draw(state, entries, log_probabilities, k, rng_seed)
 
     def update(self, state_samples: list[tuple[DesignState, list[Sample]]], advantages: list[list[float]],
@@ -75,10 +75,9 @@ class ChoicePolicy:
         """One Adam step of the module docstring's loss, one state at a time."""
         groups = []
         for (state, samples), group_advantages in zip(state_samples, advantages, strict=True):
-            entries = self.menu.placements(state)
-            index = {(entry.action, entry.choice): position for position, entry in enumerate(entries)}
-            chosen = [(index[key], advantage) for sample, advantage in zip(samples, group_advantages, strict=True)
-                      if (key := (sample.action, sample.metadata.get("site"))) in index]
+            entries = self.menu.menu(state, every_sequence=False)
+            chosen = [(position, advantage) for sample, advantage in zip(samples, group_advantages, strict=True)
+                      if (position := self.menu.position(entries, sample)) is not None]
             if chosen:
                 groups.append((state, entries, chosen))
         count = sum(len(chosen) for _, _, chosen in groups)
@@ -90,7 +89,7 @@ class ChoicePolicy:
             with torch.no_grad(), self.language_model.without_adapter():
                 base = self.log_policy(state, entries)
             log_policy = self.log_policy(state, entries)
-            kl = _kl(log_policy, base)
+            kl = exact_kl(log_policy, base)
             loss = (-sum(advantage * log_policy[position] for position, advantage in chosen) / count
                     + kl_coef * kl / len(groups))
             loss.backward()
@@ -99,7 +98,7 @@ class ChoicePolicy:
             before.append(log_policy.detach())
         grad_norm = self.language_model.optimizer_step()
         with torch.no_grad():
-            step_kl = sum(_kl(old, self.log_policy(state, entries)).item()
+            step_kl = sum(exact_kl(old, self.log_policy(state, entries)).item()
                           for (state, entries, _), old in zip(groups, before))
         return UpdateStats(loss=loss_total, kl=kl_total / len(groups), step_kl=step_kl / len(groups),
                            grad_norm=grad_norm, samples=count)
@@ -110,7 +109,3 @@ class ChoicePolicy:
     def load(self, folder: Path) -> None:
         self.language_model.load(folder)
 
-
-def _kl(log_p: torch.Tensor, log_q: torch.Tensor) -> torch.Tensor:
-    """KL(p || q) = sum_a p(a) (log p(a) - log q(a)), exact over the menu."""
-    return (log_p.exp() * (log_p - log_q)).sum()

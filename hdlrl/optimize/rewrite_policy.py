@@ -1,25 +1,28 @@
-"""The embedded policy: a small torch softmax over architecture rewrites, needing no weights.
+"""The embedded policy: a factored softmax over architecture rewrites and synthesis recipes, no weights.
 
-Its actions are the rules of `hdlrl.hdl.rewrites` (adder and multiplier architectures,
-shared arithmetic, width trimming, mux restructuring, FSM encodings), one per option of a
-rule (`state_encoding:one_hot`, `prefix_adder:kogge_stone`), each applied at one of its
-sites in the state's RTL, and the synthesis recipes of `hdlrl.eda.synth.recipes`
-(`synthesis:abc_fast`: the same RTL under other Yosys/ABC options). Which action pays
-depends on the design, so the logits are linear in a few features of the RTL (counts of
-operators, declarations and decision points, and how many sites each action has), and the
-weights learn at test time by the same objective as an LLM policy: advantage-weighted
-log-likelihood with a KL penalty to the initial (uniform) policy.
+Its concrete actions are
+- the rules of `hdlrl.hdl.rewrites` (adder and multiplier architectures, shared arithmetic,
+  width trimming, mux restructuring, FSM encodings), one kind per option of a rule
+  (`state_encoding:one_hot`, `prefix_adder:kogge_stone`), each at one of its sites in the
+  state's RTL or at all of them at once;
+- the named synthesis recipes of `hdlrl.eda.synth.recipes` (`synthesis:hierarchical`);
+- the 31,108 recipe sequences of `hdlrl.optimize.recipe_space` (one kind, `synthesis:sequence`):
+  Yosys passes, ABC optimisations and a mapper, measured on the state's RTL.
 
-    pi(action | x) = softmax_action(W x + b) over the actions with a site in x
-    pi(action, site | x) = pi(action | x) / sites(action, x)
+Which action pays depends on the design, so `hdlrl.policy.factored_softmax` picks a kind from
+the design's features (counts of operators, declarations and decision points, how many sites
+each kind has, and the state's area, delay and power against the reference's) and an action
+of that kind from the action's own features (the recipe's commands; whether a rewrite applies
+everywhere). It learns at test time by the same objective as an LLM policy: advantage-weighted
+log-likelihood with a KL penalty to the initial policy, uniform over the kinds and then within.
 """
 
 from __future__ import annotations
 
 import math
-import random
-from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import torch
@@ -29,25 +32,30 @@ from hdlrl.hdl.lexer import tokenize
 from hdlrl.hdl.rewrites import (RULES, RewriteSite, applicable_rewrites, apply_everywhere, apply_rewrite,
                                 variant_name)
 from hdlrl.hdl.verilog_ast import parse_verilog, unparse
-from hdlrl.ttt.pool import source_hash
 from hdlrl.optimize.prompt import DesignState
+from hdlrl.optimize.recipe_space import FEATURE_NAMES, sequence_features, sequence_recipes
+from hdlrl.policy.factored_softmax import ActionTable, Decision, FactoredSoftmax
+from hdlrl.ttt.pool import source_hash
 from hdlrl.ttt.protocol import Sample, UpdateStats
-from hdlrl.policy.linear_softmax import Decision, LinearSoftmax
 
 STATE_FILE = "rewrite_policy.pt"
-RECIPE_ACTION = "synthesis:"  # the action that measures the state's RTL under another synthesis recipe
+RECIPE_ACTION = "synthesis:"  # the actions that measure the state's RTL under another synthesis recipe
+SEQUENCE_ACTION = RECIPE_ACTION + "sequence"  # the kind of every recipe of `recipe_space`
 EVERYWHERE = -1  # the placement "every site of the action at once"
 # Token kinds whose counts describe a design to the policy: arithmetic, selection, state.
 _COUNTED = ("+", "-", "*", "<<", ">>", "?", "==", "<", ">", "&", "|", "^", "case", "if", "for", "posedge",
             "always", "assign", "reg", "parameter", "localparam")
+_PPA_FIELDS = ("area_um2", "delay_ns", "power_mw")
+PARAMETER_WIDTH = 1 + len(FEATURE_NAMES)  # psi: "everywhere", then a recipe sequence's features
 
 
 @dataclass(frozen=True)
 class Placement:
-    """One concrete action of the menu: a rule option (or recipe) at one site, or at all of its sites."""
+    """One concrete action: a rule option at one site or at all of them, a named recipe, or a
+    recipe sequence (`choice` is then its index in `recipe_space.sequence_recipes()`)."""
 
     action: str
-    choice: int  # the site's index among the action's sites, or EVERYWHERE
+    choice: int  # the site's index among the action's sites, EVERYWHERE, or the sequence's index
     words: str  # what it does, as a language model is shown it
 
 
@@ -59,14 +67,49 @@ def _in_words(action: str, site: RewriteSite | None) -> str:
     return f"{action} at line {site.line}: {site.description}"
 
 
-def design_features(sources: dict[str, str], site_counts: list[int]) -> list[float]:
-    """ln(1 + count) of each counted token, of each action's sites, plus a constant 1."""
+def design_features(sources: dict[str, str], site_counts: list[int], ppa: dict | None,
+                    reference_ppa: dict | None) -> list[float]:
+    """ln(1 + count) of each counted token and of each kind's actions, ln(state / reference) of
+    area, delay and power (0 when not measured), and a constant 1."""
     counts = dict.fromkeys(_COUNTED, 0)
     for text in sources.values():
         for token in tokenize(text):
             if token.text in counts:
                 counts[token.text] += 1
-    return [math.log1p(value) for value in [*counts.values(), *site_counts]] + [1.0]
+    ratios = [math.log(ppa[name] / reference_ppa[name]) if ppa and reference_ppa and ppa.get(name)
+              and reference_ppa.get(name) else 0.0 for name in _PPA_FIELDS]
+    return [math.log1p(value) for value in [*counts.values(), *site_counts]] + ratios + [1.0]
+
+
+@cache
+def _sequence_parameters() -> torch.Tensor:
+    """psi of every recipe sequence: 0 for "everywhere", then its features."""
+    features = sequence_features()
+    return torch.cat([torch.zeros(len(features), 1), features], dim=1)
+
+
+class Menu(Sequence):
+    """A state's concrete actions, in the order of its `ActionTable`: the rewrite placements and
+    named recipes, then the recipe sequences (made on demand: there are tens of thousands)."""
+
+    def __init__(self, explicit: list[Placement], sequences: Sequence[int]):
+        self.explicit, self.sequences = explicit, sequences
+
+    def __len__(self) -> int:
+        return len(self.explicit) + len(self.sequences)
+
+    def __getitem__(self, index: int) -> Placement:
+        if index < len(self.explicit):
+            return self.explicit[index]
+        choice = self.sequences[index - len(self.explicit)]
+        return Placement(SEQUENCE_ACTION, choice, f"synthesis recipe {sequence_recipes()[choice]}")
+
+
+@cache
+def _short_sequences() -> tuple[int, ...]:
+    """The recipe sequences a language model's menu lists: a mapper alone (it cannot read 31,108 lines)."""
+    return tuple(index for index, recipe in enumerate(sequence_recipes()) if " " not in recipe and "," not in recipe
+                 and recipe.startswith("map="))
 
 
 class RewritePolicy:
@@ -74,92 +117,96 @@ class RewritePolicy:
     trainable = True
 
     def __init__(self, learning_rate: float = 0.05):
-        self.actions = [variant_name(name, option) for name, rule in RULES.items() for option in rule.options]
-        self.actions += [RECIPE_ACTION + recipe for recipe in RECIPES]
-        self.softmax = LinearSoftmax(self.actions, len(_COUNTED) + len(self.actions) + 1, learning_rate)
+        self.kinds = [variant_name(name, option) for name, rule in RULES.items() for option in rule.options]
+        self.kinds += [RECIPE_ACTION + recipe for recipe in RECIPES] + [SEQUENCE_ACTION]
+        self.softmax = FactoredSoftmax(self.kinds, len(_COUNTED) + len(self.kinds) + len(_PPA_FIELDS) + 1,
+                                       PARAMETER_WIDTH, learning_rate)
         self._analysed: dict[str, tuple[list[float], dict[str, list[RewriteSite | None]]]] = {}
 
     def _sites(self, state: DesignState) -> dict[str, list[RewriteSite | None]]:
-        """Each action's sites in the state's RTL; a recipe other than the state's has one (None)."""
+        """Each rewrite kind's sites in the state's RTL; a named recipe other than the state's has one (None)."""
         parsed = {file: parse_verilog(text, Path(file)) for file, text in state.sources.items()}
-        by_action: dict[str, list[RewriteSite | None]] = {action: [] for action in self.actions}
+        by_kind: dict[str, list[RewriteSite | None]] = {kind: [] for kind in self.kinds}
         for site in applicable_rewrites(parsed):
-            by_action[variant_name(site.rule, site.option)].append(site)
+            by_kind[variant_name(site.rule, site.option)].append(site)
         for recipe in RECIPES:
             if recipe != state.recipe:
-                by_action[RECIPE_ACTION + recipe].append(None)
-        return by_action
-
-    def _available(self, sites: dict[str, list[RewriteSite | None]]) -> list[bool]:
-        return [bool(sites[action]) for action in self.actions]
+                by_kind[RECIPE_ACTION + recipe].append(None)
+        return by_kind
 
     def _state(self, state: DesignState) -> tuple[list[float], dict[str, list[RewriteSite | None]]]:
         """Features and sites of a state, computed once per distinct state (parsing costs milliseconds)."""
         key = source_hash(state.sources, state.recipe)
         if key not in self._analysed:
             sites = self._sites(state)
-            self._analysed[key] = design_features(state.sources, [len(sites[action]) for action in self.actions]), sites
+            counts = [len(sites[kind]) if kind != SEQUENCE_ACTION else len(sequence_recipes()) for kind in self.kinds]
+            self._analysed[key] = design_features(state.sources, counts, state.ppa, state.reference_ppa), sites
         return self._analysed[key]
 
-    def placements(self, state: DesignState) -> list[Placement]:
-        """Every (action, placement) of the state, with what it does in words."""
+    def menu(self, state: DesignState, every_sequence: bool = True) -> Menu:
+        """The state's concrete actions with what each does in words; `every_sequence=False` keeps
+        only the short recipe sequences (a language model's menu)."""
         _, sites = self._state(state)
-        entries = []
-        for action in self.actions:
-            for choice, site in enumerate(sites[action]):
-                entries.append(Placement(action, choice, _in_words(action, site)))
-            if len(sites[action]) > 1:
-                entries.append(Placement(action, EVERYWHERE, f"{action} at all {len(sites[action])} sites at once"))
-        return entries
+        explicit = []
+        for kind in self.kinds:
+            for choice, site in enumerate(sites.get(kind, [])):
+                explicit.append(Placement(kind, choice, _in_words(kind, site)))
+            if len(sites.get(kind, [])) > 1:
+                explicit.append(Placement(kind, EVERYWHERE, f"{kind} at all {len(sites[kind])} sites at once"))
+        return Menu(explicit, range(len(sequence_recipes())) if every_sequence else _short_sequences())
+
+    def table(self, state: DesignState, menu: Menu) -> ActionTable:
+        """The softmax's view of the menu: the state's features, each action's kind and parameters."""
+        features, _ = self._state(state)
+        position = {kind: index for index, kind in enumerate(self.kinds)}
+        explicit_parameters = torch.zeros(len(menu.explicit), PARAMETER_WIDTH)
+        explicit_parameters[:, 0] = torch.tensor([float(entry.choice == EVERYWHERE) for entry in menu.explicit])
+        sequence_parameters = _sequence_parameters()
+        if not isinstance(menu.sequences, range) or len(menu.sequences) != len(sequence_parameters):
+            sequence_parameters = sequence_parameters[list(menu.sequences)]
+        kinds = [position[entry.action] for entry in menu.explicit] + [position[SEQUENCE_ACTION]] * len(menu.sequences)
+        return ActionTable(torch.tensor(features), torch.tensor(kinds),
+                           torch.cat([explicit_parameters, sequence_parameters]))
 
     def sample(self, state: DesignState, k: int, rng_seed: int) -> list[Sample]:
-        """Up to `k` new candidates: (action, placement) pairs drawn without replacement from pi.
-
-        A placement is one site, or, for an action with several sites, all of them at once
-        (`EVERYWHERE`): a trimmed counter or a re-encoded FSM often pays only when every
-        occurrence changes. pi(action) is shared evenly among its placements.
-        """
-        features, sites = self._state(state)
+        """Up to `k` new candidates drawn without replacement from pi (fewer: the state is exhausted)."""
+        menu = self.menu(state)
         with torch.no_grad():
-            log_policy = self.softmax.log_policy(features, self._available(sites))
-        entries = self.placements(state)
-        placements_per_action = Counter(entry.action for entry in entries)
-        position = {action: index for index, action in enumerate(self.actions)}
-        log_probabilities = [log_policy[position[entry.action]].item() - math.log(placements_per_action[entry.action])
-                             for entry in entries]
-        return self.draw(state, entries, log_probabilities, k, rng_seed)
+            log_probabilities = self.softmax.log_policy(self.table(state, menu))
+        return self.draw(state, menu, log_probabilities, k, rng_seed)
 
-    def draw(self, state: DesignState, entries: list[Placement], log_probabilities: list[float], k: int,
+    def draw(self, state: DesignState, menu: Sequence[Placement], log_probabilities: torch.Tensor, k: int,
              rng_seed: int) -> list[Sample]:
         """Up to `k` candidates drawn without replacement in proportion to exp(log_probabilities)
-        (Gumbel top-k). A draw whose result the run has judged already (`state.known`) or that
-        repeats an earlier draw is skipped, so the budget goes to new designs; fewer than `k`
-        means the state is exhausted."""
+        (Gumbel top-k). A draw whose result the run has judged already (`state.known`), that is the
+        state itself or that repeats an earlier draw is skipped, so the budget goes to new designs;
+        fewer than `k` means the state is exhausted."""
         _, sites = self._state(state)
-        generator = random.Random(rng_seed)
-        keyed = sorted(zip(entries, log_probabilities),
-                       key=lambda pair: pair[1] - math.log(-math.log(generator.random() or 1e-300)), reverse=True)
-        samples, seen = [], set(state.known)
-        for entry, log_probability in keyed:
-            if len(samples) == k:
+        uniform = torch.rand(len(menu), generator=torch.Generator().manual_seed(rng_seed), dtype=torch.float64)
+        keys = log_probabilities.double() - torch.log(-torch.log(uniform.clamp_min(1e-300)))
+        samples, seen = [], set(state.known) | {source_hash(state.sources, state.recipe)}
+        for index in torch.argsort(keys, descending=True, stable=True).tolist():
+            if len(samples) == k or keys[index] == -math.inf:
                 break
-            sources, recipe, description = self._candidate(state, entry.action, sites[entry.action], entry.choice)
+            entry = menu[index]
+            sources, recipe, description = self._candidate(state, entry, sites.get(entry.action, []))
             key = source_hash(sources, recipe)
             if key not in seen:
                 seen.add(key)
-                samples.append(Sample(sources, description, log_probability, entry.action,
+                samples.append(Sample(sources, description, float(log_probabilities[index]), entry.action,
                                       {"site": entry.choice}, recipe))
         return samples
 
     @staticmethod
-    def _candidate(state: DesignState, action: str, sites: list[RewriteSite | None],
-                   choice: int) -> tuple[dict[str, str], str, str]:
-        """The state's sources and recipe after `action` at `choice`, and what was done."""
-        if action.startswith(RECIPE_ACTION):
-            return state.sources, action.removeprefix(RECIPE_ACTION), _in_words(action, None)
-        if choice != EVERYWHERE:
-            rewrite = apply_rewrite(sites[choice])
-            return {**state.sources, rewrite.file: rewrite.text}, state.recipe, sites[choice].description
+    def _candidate(state: DesignState, entry: Placement, sites: list[RewriteSite | None]) -> tuple[dict[str, str], str, str]:
+        """The state's sources and recipe after the action, and what was done."""
+        if entry.action == SEQUENCE_ACTION:
+            return state.sources, sequence_recipes()[entry.choice], entry.words
+        if entry.action.startswith(RECIPE_ACTION):
+            return state.sources, entry.action.removeprefix(RECIPE_ACTION), entry.words
+        if entry.choice != EVERYWHERE:
+            rewrite = apply_rewrite(sites[entry.choice])
+            return {**state.sources, rewrite.file: rewrite.text}, state.recipe, sites[entry.choice].description
         sources, done = dict(state.sources), []
         for site in {site.file: site for site in sites}.values():
             source, descriptions = apply_everywhere(site.file, site.source, site.rule, site.option)
@@ -167,16 +214,25 @@ class RewritePolicy:
             done += descriptions
         return sources, state.recipe, f"everywhere ({len(done)}): " + "; ".join(done)
 
+    def position(self, menu: Menu, sample: Sample) -> int | None:
+        """The index in `menu` of the action a sample took, None when the menu does not hold it."""
+        choice = sample.metadata.get("site")
+        if sample.action == SEQUENCE_ACTION:
+            if isinstance(menu.sequences, range):
+                return len(menu.explicit) + choice if choice in menu.sequences else None
+            return len(menu.explicit) + menu.sequences.index(choice) if choice in menu.sequences else None
+        return next((index for index, entry in enumerate(menu.explicit)
+                     if (entry.action, entry.choice) == (sample.action, choice)), None)
+
     def update(self, state_samples: list[tuple[DesignState, list[Sample]]], advantages: list[list[float]],
                kl_coef: float) -> UpdateStats:
-        """One step of `LinearSoftmax.update`; pi_0 is uniform over the actions with a site."""
+        """One step of `FactoredSoftmax.update`."""
         decisions = []
-        for (state, samples), group_advantages in zip(state_samples, advantages):
-            features, sites = self._state(state)
-            choices = [([self.actions.index(sample.action)], advantage)
-                       for sample, advantage in zip(samples, group_advantages)
-                       if sample.action in self.actions and sites[sample.action]]
-            decisions.append(Decision(features, self._available(sites), choices))
+        for (state, samples), group_advantages in zip(state_samples, advantages, strict=True):
+            menu = self.menu(state)
+            choices = [(index, advantage) for sample, advantage in zip(samples, group_advantages, strict=True)
+                       if (index := self.position(menu, sample)) is not None]
+            decisions.append(Decision(self.table(state, menu), choices))
         return self.softmax.update(decisions, kl_coef)
 
     def save(self, folder: Path) -> None:
@@ -186,4 +242,19 @@ class RewritePolicy:
         self.softmax.load(folder / STATE_FILE)
 
 
-EMBEDDED_POLICIES = {"rewrite": RewritePolicy}  # what `hdlrl optimize --policy` offers besides language models
+class RandomActionPolicy(RewritePolicy):
+    """Random-action search, the baseline a learning policy must beat: every concrete action of the
+    state equally likely (a recipe sequence as likely as a rewrite), never updated."""
+
+    name = "random"
+    trainable = False
+
+    def sample(self, state: DesignState, k: int, rng_seed: int) -> list[Sample]:
+        menu = self.menu(state)
+        return self.draw(state, menu, torch.full((len(menu),), -math.log(len(menu))), k, rng_seed)
+
+    def update(self, state_samples, advantages, kl_coef: float) -> UpdateStats:
+        return UpdateStats()
+
+
+EMBEDDED_POLICIES = {"rewrite": RewritePolicy, "random": RandomActionPolicy}  # `hdlrl optimize --policy` besides LMs

@@ -1,0 +1,53 @@
+"""The synthesis recipe sequences the embedded policy may propose, and the features it sees of each.
+
+Every recipe with at most one word-level Yosys pass, a sequence of up to `SEQUENCE_LENGTH` of
+ABC's optimisations and one of its mappers (`hdlrl.eda.synth.yosys`): 7 x 1111 x 4 = 31,108
+recipes, as DRiLLS and ABC-RL search over. A recipe's features are what it is made of (how
+often each command occurs, which mapper and pass it uses, how long it is), so what a run learns
+about one recipe carries to every recipe that shares its parts.
+"""
+
+from __future__ import annotations
+
+import itertools
+from functools import cache
+
+import torch
+
+from hdlrl.eda.synth.recipes import sequence_recipe
+from hdlrl.eda.synth.yosys import ABC_COMMANDS, ABC_MAPPERS, COARSE_PASSES
+
+SEQUENCE_LENGTH = 3
+FEATURE_NAMES = (*(f"abc:{name}" for name in ABC_COMMANDS), *(f"map:{name}" for name in ABC_MAPPERS),
+                 *(f"coarse:{name}" for name in COARSE_PASSES), "length")
+
+
+@cache
+def _sequences() -> tuple[tuple[tuple[str, ...], tuple[str, ...], str], ...]:
+    """(coarse passes, ABC commands, mapper) of every recipe, in a fixed order."""
+    return tuple((coarse, commands, mapper)
+                 for coarse in [(), *((name,) for name in COARSE_PASSES)]
+                 for length in range(SEQUENCE_LENGTH + 1)
+                 for commands in itertools.product(ABC_COMMANDS, repeat=length)
+                 for mapper in ABC_MAPPERS)
+
+
+@cache
+def sequence_recipes() -> tuple[str, ...]:
+    """The text of every recipe (`hdlrl.eda.synth.recipes`), indexed as `sequence_features`' rows."""
+    return tuple(sequence_recipe(coarse, commands, mapper) for coarse, commands, mapper in _sequences())
+
+
+@cache
+def sequence_features() -> torch.Tensor:
+    """One row per recipe: command counts, one-hot mapper and pass, length / SEQUENCE_LENGTH."""
+    column = {name: index for index, name in enumerate(FEATURE_NAMES)}
+    rows = torch.zeros(len(_sequences()), len(FEATURE_NAMES))
+    for row, (coarse, commands, mapper) in enumerate(_sequences()):
+        for command in commands:
+            rows[row, column[f"abc:{command}"]] += 1
+        rows[row, column[f"map:{mapper}"]] = 1
+        for name in coarse:
+            rows[row, column[f"coarse:{name}"]] = 1
+        rows[row, column["length"]] = len(commands) / SEQUENCE_LENGTH
+    return rows
