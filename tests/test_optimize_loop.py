@@ -84,6 +84,11 @@ def test_optimize_writes_its_run_directory_and_json(small_flow: Path, tmp_path: 
         for signal_name in ("reference_kl", "effective_sample_size", "constant_fraction", "saturated_fraction",
                             "delta", "kl_coef"):
             assert signal_name in row
+    # what the run spent, counted from its history: every candidate here is RTL the gate verified
+    candidates = [row for row in rows if row["kind"] == "candidate"]
+    recipe_only = sum(row["action"].startswith("synthesis:") for row in candidates)
+    assert summary["calls"] == {"gate_calls": 4, "verifications": 4 - recipe_only,
+                                "syntheses": sum(row["accepted"] for row in candidates)}
     # summary.json names the command that measures best.v again, and it gives the reported PPA
     command = shlex.split(summary["reproduce"])
     assert command[:2] == ["hdlrl", "eval"] and summary["recipe"] in command

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import yaml
 
-from hdlrl.checkpoint import SUMMARY, refuse_unfinished
+from hdlrl.checkpoint import HISTORY, SUMMARY, refuse_unfinished
 from hdlrl.design import Design, load_design
 from hdlrl.eda.synth.recipes import recipe_options
 from hdlrl.errors import HdlrlError
@@ -24,7 +24,7 @@ from hdlrl.optimize.optimize_flow import DEFAULT_OPTIMIZE_FLOW, OptimizeFlow, lo
 from hdlrl.optimize.choice_policy import ChoicePolicy
 from hdlrl.optimize.loop import OptimizeRun
 from hdlrl.ttt.pool import PoolState
-from hdlrl.optimize.report import write_report
+from hdlrl.optimize.report import load_history, write_report
 from hdlrl.pdk import Pdk, get_pdk
 from hdlrl.serialize import to_jsonable
 from hdlrl.optimize.rewrite_policy import EMBEDDED_POLICIES
@@ -33,7 +33,8 @@ from hdlrl.text_tables import markdown_table, text_table
 from hdlrl.ttt.protocol import Policy
 
 EVAL_FLOW = "eval.yaml"  # the run's evaluation flow, for the command in summary.json that measures best.v again
-SUITE_HEADERS = ("design", "verified", "gate_level", "ppa_product_ratio", "rewrites", "reference_area_um2",
+SUITE_HEADERS = ("design", "verified", "gate_level", "ppa_product_ratio", "rewrites", "gate_calls", "syntheses",
+                 "reference_area_um2",
                  "best_area_um2", "reference_delay_ns", "best_delay_ns", "reference_power_mw", "best_power_mw")
 
 
@@ -73,6 +74,7 @@ def optimize_design(design: Design, arguments: argparse.Namespace, run_dir: Path
         "design": design.name, "policy": policy.name, "mode": _mode(arguments), "pdk": pdk.name,
         "seed": arguments.seed, "budget": flow.budget, "steps": run.loop.state.step,
         "candidates": run.candidates_judged(),  # fewer than the budget when the search ran out of new designs
+        "calls": load_history(run_dir / HISTORY).calls(),
         "reference_ppa": run.state.reference_ppa, "best_ppa": best.ppa,
         "ppa_product_ratio": run.best_ratio(),
         "verified": best.accepted, "gate_level": best.level, "best_state_id": best.id,
@@ -146,8 +148,8 @@ def _suite_row(summary: dict) -> tuple:
     reference, best = summary["reference_ppa"], summary["best_ppa"]
     return (summary["design"], "yes" if summary["verified"] else "no", summary["gate_level"],
             summary["ppa_product_ratio"], " + ".join(summary["best_lineage"]) or "-",
-            reference["area_um2"], best["area_um2"], reference["delay_ns"], best["delay_ns"],
-            reference["power_mw"], best["power_mw"])
+            summary["calls"]["gate_calls"], summary["calls"]["syntheses"], reference["area_um2"], best["area_um2"],
+            reference["delay_ns"], best["delay_ns"], reference["power_mw"], best["power_mw"])
 
 
 def geometric_mean(values: list[float]) -> float:
@@ -170,7 +172,8 @@ def run_optimize_suite(arguments: argparse.Namespace) -> int:
         shared.executor.close()
     rows = [_suite_row(summary) for summary in summaries]
     mean = geometric_mean([summary["ppa_product_ratio"] for summary in summaries])
-    rows.append(("geomean", "", "", mean, "", None, None, None, None, None, None))
+    rows.append(("geomean", "", "", mean, "", sum(summary["calls"]["gate_calls"] for summary in summaries),
+                 sum(summary["calls"]["syntheses"] for summary in summaries), None, None, None, None, None, None))
     result = {"designs": summaries, "geomean_ppa_product_ratio": mean, "failures": failures}
     if arguments.report:
         arguments.report.write_text(markdown_table(SUITE_HEADERS, rows) + "\n"

@@ -60,6 +60,7 @@ class RunState:
 
     reference_ppa: dict | None = None
     judged: list[str] = field(default_factory=list)  # source_hash of every candidate judged, the original first
+    verified: list[str] = field(default_factory=list)  # source_hash of every RTL the gate verified, whatever its recipe
 
 
 class OptimizeRun:
@@ -92,7 +93,7 @@ class OptimizeRun:
         if not verdict.accepted or verdict.ppa is None:
             raise HdlrlError(f"the reference does not pass its own gate ({verdict.stage}: {verdict.reason})",
                              self.design.root / "design.yaml")
-        self.state = RunState(to_jsonable(verdict.ppa), [source_hash(self.original)])
+        self.state = RunState(to_jsonable(verdict.ppa), [source_hash(self.original)], [source_hash(self.original)])
         return [PoolState("s00000", dict(self.original), accepted_reward(1.0, self.flow.ratio_floor),
                           level=verdict.level, ppa=self.state.reference_ppa, initial=True)]
 
@@ -166,7 +167,8 @@ class OptimizeRun:
         """The candidate's reward and row; accepted, it is a new state, rejected, feedback for its parent."""
         judgement, recipe = self._judgement(sample, verdict), _recipe(sample, parent)
         self.state.judged.append(source_hash(sample.sources, recipe))
-        row = {"kind": "candidate", "action": sample.action, "recipe": recipe, **asdict(judgement)}
+        row = {"kind": "candidate", "action": sample.action, "recipe": recipe, **asdict(judgement),
+               **self._calls(sample, verdict)}
         if judgement.accepted:
             child = PoolState("", dict(sample.sources), judgement.reward, level=judgement.level, ppa=judgement.ppa,
                               recipe=recipe, metadata={"action": sample.action})
@@ -175,6 +177,18 @@ class OptimizeRun:
         feedback.append(f"{sample.action or 'candidate'}: {judgement.stage}: {judgement.reason}")
         del feedback[:-self.flow.feedback_lines]
         return Judged(judgement.reward, row)
+
+    def _calls(self, sample: Sample, verdict: Verdict | None) -> dict[str, bool]:
+        """What judging the candidate cost, whatever the cache held: a gate call; a verification of
+        RTL the run had not verified (a recipe of a verified RTL shares its proofs); a synthesis
+        (every candidate that reached PPA measurement)."""
+        if verdict is None:
+            return {"gate_call": False, "verification": False, "synthesis": False}
+        rtl = source_hash(sample.sources)
+        verification = rtl not in self.state.verified
+        if verification:
+            self.state.verified.append(rtl)
+        return {"gate_call": True, "verification": verification, "synthesis": verdict.accepted or verdict.stage == "ppa"}
 
     # ------------------------------------------------------------------ the run
 

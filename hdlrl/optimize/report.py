@@ -42,6 +42,12 @@ class RunHistory:
     def accepted(self) -> list[dict]:
         return [row for row in self.candidates if row["accepted"]]
 
+    def calls(self) -> dict[str, int]:
+        """What the run spent, whatever the cache held: gate calls, verifications of RTL not verified
+        before (a recipe of a verified RTL shares its proofs) and syntheses (`OptimizeRun._calls`)."""
+        return {total: sum(bool(row.get(column)) for row in self.candidates) for total, column in
+                (("gate_calls", "gate_call"), ("verifications", "verification"), ("syntheses", "synthesis"))}
+
 
 def load_history(path: Path) -> RunHistory:
     """Read history.jsonl; a run killed before its first step has none, and gets empty tables."""
