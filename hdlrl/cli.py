@@ -138,7 +138,12 @@ def build_parser() -> argparse.ArgumentParser:
     suite.add_argument("designs", nargs="+", type=Path, metavar="DESIGN_DIR")
     _add_optimize_arguments(suite)
     suite.add_argument("--resume", action="store_true", help="continue each design's run from its checkpoint")
-    suite.add_argument("--report", type=Path, help="also write a Markdown table to this file")
+    suite.add_argument("--arms", nargs="+", choices=("ttt", "frozen", "best-of-n", "random"),
+                       help="run each of these arms at the same budget (overrides --no-update, --best-of-n "
+                            "and --policy random); folders OUT/ARM-seedS")
+    suite.add_argument("--seeds", nargs="+", type=int, help="run each arm with each of these seeds (default: --seed)")
+    suite.add_argument("--report", type=Path,
+                       help="also write the report here: a Markdown table for .md, else HTML with best-so-far curves")
 
     cover = commands.add_parser("cover", help="generate a testbench that reaches coverage targets and kills mutants")
     cover.add_argument("design", type=Path, metavar="DESIGN_DIR")
@@ -290,7 +295,7 @@ def main(argv: list[str] | None = None) -> int:
 
             return run_optimize(arguments)
         if arguments.command == "optimize-suite":
-            from hdlrl.commands.optimize import run_optimize_suite
+            from hdlrl.commands.optimize_suite import run_optimize_suite
 
             return run_optimize_suite(arguments)
         if arguments.command == "cover":

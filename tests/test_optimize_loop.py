@@ -125,13 +125,31 @@ def test_optimize_suite_writes_the_geometric_mean(small_flow: Path, tmp_path: Pa
     status = main(["optimize-suite", str(DESIGNS_DIR / "tick_div10"), str(broken), "--flow", str(small_flow),
                    "--budget", "2", "--out", str(tmp_path / "suite"), "--report", str(report)])
     assert status == 1  # the broken design
-    suite = json.loads((tmp_path / "suite" / "suite.json").read_text())
+    [suite] = json.loads((tmp_path / "suite" / "suite.json").read_text())["runs"]
     [summary] = suite["designs"]
     assert summary["verified"] and summary["ppa_product_ratio"] < 0.5
     assert summary["best_lineage"] == ["counter_width"]
     assert suite["geomean_ppa_product_ratio"] == pytest.approx(summary["ppa_product_ratio"])
     assert suite["failures"] and suite["failures"][0].startswith("broken: ")
     assert "| geomean |" in report.read_text()
+
+
+def test_optimize_suite_compares_arms_at_equal_calls(small_flow: Path, tmp_path: Path) -> None:
+    """Two arms, two seeds: one folder per arm and seed, the same gate calls each, an HTML report
+    with the table and a best-so-far curve per arm."""
+    report = tmp_path / "suite.html"
+    assert main(["optimize-suite", str(DESIGNS_DIR / "tick_div10"), "--flow", str(small_flow), "--budget", "2",
+                 "--arms", "ttt", "random", "--seeds", "0", "1", "--out", str(tmp_path / "suite"),
+                 "--report", str(report)]) == 0
+    runs = json.loads((tmp_path / "suite" / "suite.json").read_text())["runs"]
+    assert [(run["arm"], run["seed"]) for run in runs] == [("ttt", 0), ("ttt", 1), ("random", 0), ("random", 1)]
+    assert {run["designs"][0]["calls"]["gate_calls"] for run in runs} == {2}
+    assert {run["designs"][0]["policy"] for run in runs} == {"rewrite", "random"}
+    for run in runs:
+        assert (tmp_path / "suite" / f"{run['arm']}-seed{run['seed']}" / f"tick_div10-seed{run['seed']}"
+                / "summary.json").is_file()
+    page = report.read_text()
+    assert page.count("<svg") == 1 and "● ttt" in page and "● random" in page and "geomean" in page
 
 
 def test_resume_refuses_a_run_with_other_settings(small_flow: Path, tmp_path: Path,

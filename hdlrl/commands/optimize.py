@@ -1,10 +1,9 @@
-"""`hdlrl optimize` (one design) and `hdlrl optimize-suite` (many, with the geometric mean)."""
+"""`hdlrl optimize`: one design, one policy, one seed (`optimize_suite` runs many of these)."""
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import shlex
 import tempfile
 from dataclasses import asdict, dataclass, replace
@@ -29,13 +28,10 @@ from hdlrl.pdk import Pdk, get_pdk
 from hdlrl.serialize import to_jsonable
 from hdlrl.optimize.rewrite_policy import EMBEDDED_POLICIES
 from hdlrl.policy import make_policy, policy_options
-from hdlrl.text_tables import markdown_table, text_table
+from hdlrl.text_tables import text_table
 from hdlrl.ttt.protocol import Policy
 
 EVAL_FLOW = "eval.yaml"  # the run's evaluation flow, for the command in summary.json that measures best.v again
-SUITE_HEADERS = ("design", "verified", "gate_level", "ppa_product_ratio", "rewrites", "gate_calls", "syntheses",
-                 "reference_area_um2",
-                 "best_area_um2", "reference_delay_ns", "best_delay_ns", "reference_power_mw", "best_power_mw")
 
 
 def _mode(arguments: argparse.Namespace) -> str:
@@ -43,7 +39,7 @@ def _mode(arguments: argparse.Namespace) -> str:
 
 
 @dataclass
-class _Shared:
+class Shared:
     """What every design of one command uses: loaded and started once, not per design."""
 
     flow: OptimizeFlow
@@ -52,15 +48,15 @@ class _Shared:
     cache_path: Path | None
 
 
-def _shared(arguments: argparse.Namespace) -> _Shared:
+def shared_resources(arguments: argparse.Namespace) -> Shared:
     flow = load_optimize_flow(arguments.flow or DEFAULT_OPTIMIZE_FLOW)
-    return _Shared(replace(flow, budget=arguments.budget) if arguments.budget is not None else flow,
+    return Shared(replace(flow, budget=arguments.budget) if arguments.budget is not None else flow,
                    get_pdk(arguments.pdk, arguments.pdk_dir),
                    make_executor(arguments.executor, arguments.workers, arguments.ray_address),
                    default_cache_path(not arguments.no_cache))
 
 
-def optimize_design(design: Design, arguments: argparse.Namespace, run_dir: Path, shared: _Shared) -> dict:
+def optimize_design(design: Design, arguments: argparse.Namespace, run_dir: Path, shared: Shared) -> dict:
     """Run (or resume) one optimisation with a fresh policy and write its outputs; returns the summary."""
     flow, pdk = shared.flow, shared.pdk
     if not arguments.resume:
@@ -128,7 +124,7 @@ def _lineage(run: OptimizeRun, state: PoolState | None) -> list[str]:
 def run_optimize(arguments: argparse.Namespace) -> int:
     design = load_design(arguments.design)
     run_dir = arguments.out or Path("runs") / f"{design.name}-seed{arguments.seed}"
-    shared = _shared(arguments)
+    shared = shared_resources(arguments)
     try:
         summary = optimize_design(design, arguments, run_dir, shared)
     finally:
@@ -142,48 +138,3 @@ def run_optimize(arguments: argparse.Namespace) -> int:
             ("gate level", summary["gate_level"]), ("rewrites", " + ".join(summary["best_lineage"]) or "-"),
             ("run directory", str(run_dir))]))
     return 0
-
-
-def _suite_row(summary: dict) -> tuple:
-    reference, best = summary["reference_ppa"], summary["best_ppa"]
-    return (summary["design"], "yes" if summary["verified"] else "no", summary["gate_level"],
-            summary["ppa_product_ratio"], " + ".join(summary["best_lineage"]) or "-",
-            summary["calls"]["gate_calls"], summary["calls"]["syntheses"], reference["area_um2"], best["area_um2"],
-            reference["delay_ns"], best["delay_ns"], reference["power_mw"], best["power_mw"])
-
-
-def geometric_mean(values: list[float]) -> float:
-    return math.exp(sum(math.log(value) for value in values) / len(values)) if values else 1.0
-
-
-def run_optimize_suite(arguments: argparse.Namespace) -> int:
-    out = arguments.out or Path("runs") / "suite"
-    summaries, failures = [], []
-    shared = _shared(arguments)
-    try:
-        for path in arguments.designs:
-            try:
-                design = load_design(path)
-                summaries.append(optimize_design(design, arguments, out / f"{design.name}-seed{arguments.seed}",
-                                                 shared))
-            except HdlrlError as error:
-                failures.append(f"{path.name}: {error}")
-    finally:
-        shared.executor.close()
-    rows = [_suite_row(summary) for summary in summaries]
-    mean = geometric_mean([summary["ppa_product_ratio"] for summary in summaries])
-    rows.append(("geomean", "", "", mean, "", sum(summary["calls"]["gate_calls"] for summary in summaries),
-                 sum(summary["calls"]["syntheses"] for summary in summaries), None, None, None, None, None, None))
-    result = {"designs": summaries, "geomean_ppa_product_ratio": mean, "failures": failures}
-    if arguments.report:
-        arguments.report.write_text(markdown_table(SUITE_HEADERS, rows) + "\n"
-                                    + "".join(f"\n- not optimised: {failure}" for failure in failures) + "\n")
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "suite.json").write_text(json.dumps(result, indent=2) + "\n")
-    if arguments.json:
-        print(json.dumps(result, indent=2))
-    else:
-        print(text_table(SUITE_HEADERS, rows))
-        for failure in failures:
-            print(f"hdlrl: not optimised: {failure}")
-    return 1 if failures else 0
