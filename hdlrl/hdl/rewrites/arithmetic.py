@@ -1,5 +1,6 @@
-"""Adder architectures: hand-built adders to the `+` operator, `+`/`-` to an explicit
-Brent-Kung prefix adder, and subtract-and-test-the-borrow to a comparator.
+"""Adder architectures: hand-built adders to the `+` operator, `+`/`-` to an explicit adder of
+a chosen architecture (prefix trees, ripple, carry-select; see `prefix`), and
+subtract-and-test-the-borrow to a comparator.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from pyverilog.vparser import ast
 from hdlrl.hdl.ast_edit import ASSIGNMENTS, render, replace_child, walk
 from hdlrl.hdl.rewrites.base import RewriteRule, RewriteSite
 from hdlrl.hdl.rewrites.bitsim import Evaluator
-from hdlrl.hdl.rewrites.prefix import ARCHITECTURES, REWRITE_PREFIX, module_name, prefix_adder
+from hdlrl.hdl.rewrites.prefix import (ARCHITECTURES, REWRITE_PREFIX, adder_module, module_name,
+                                       offered_architectures)
 from hdlrl.hdl.rewrites.scope import Scope, Scopes, enclosing_module, fresh_name, identifier_uses, literal, modules
 
 RANDOM_VECTORS = 40  # per carry value, besides the corner cases
@@ -139,13 +141,16 @@ def _remove_orphans(tree: ast.Source, instantiated_before: set[str]) -> None:
 # ---------------------------------------------------------------------------- prefix adders
 
 class PrefixAdder(RewriteRule):
-    """Build `a + b`, `a + b + c` (c one bit) or `a - b` as an explicit Brent-Kung prefix
-    adder module whose carry tree synthesis keeps (see `prefix`).
+    """Build `a + b`, `a + b + c` (c one bit) or `a - b` as an explicit adder module whose
+    carry structure synthesis keeps (see `prefix`): a Brent-Kung, Kogge-Stone, Sklansky or
+    Han-Carlson prefix tree, a ripple chain, or a carry-select adder of 2, 4 or 8-bit blocks.
 
-    Trades roughly 1.3-1.5x adder area for a carry path of 2 log2 n levels instead of ABC's
-    near-ripple result: a win for wide adders (32 bits and up) and for adders on the
-    critical path of a design whose area is mostly flops. Offered for additions of 8 or more
-    bits of unsigned, non-constant operands on the right of an assignment.
+    ABC otherwise turns `+` into a near-ripple chain. Brent-Kung trades roughly 1.3-1.5x
+    adder area for a carry path of 2 log2 n levels: a win for wide adders (32 bits and up)
+    and for adders on the critical path of a design whose area is mostly flops; the other
+    trees buy fewer levels with more cells or fan-out, ripple the reverse. Offered for
+    additions of 8 or more bits of unsigned, non-constant operands on the right of an
+    assignment; a carry-select block size only below the adder's width.
     """
 
     name = "prefix_adder"
@@ -167,7 +172,7 @@ class PrefixAdder(RewriteRule):
             if shape is None or shape[3] < self.minimum_width or _reads_procedural_values(node, ancestors) \
                     or not _result_used(ancestors[-2], scope):
                 continue
-            for architecture in ARCHITECTURES:
+            for architecture in offered_architectures(shape[3]):
                 sites.append(self.site(file, node, index, f"{render(node)} as a {shape[3]}-bit {architecture} adder",
                                        architecture))
         return sites
@@ -180,7 +185,7 @@ class PrefixAdder(RewriteRule):
         name = module_name(site.option, width, subtract)
         if name not in {definition.name for definition in modules(tree)}:
             tree.description.definitions = tuple(tree.description.definitions) + (
-                prefix_adder(site.option, width, subtract),)
+                adder_module(site.option, width, subtract),)
         total = fresh_name(scope, f"{REWRITE_PREFIX}sum")
         instance = ast.InstanceList(name, (), (ast.Instance(name, f"{total}_adder", (
             ast.PortArg("a", _extended(a, width, scope)), ast.PortArg("b", _extended(b, width, scope)),
