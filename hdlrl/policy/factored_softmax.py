@@ -27,6 +27,7 @@ from pathlib import Path
 
 import torch
 
+from hdlrl.errors import HdlrlError
 from hdlrl.ttt.protocol import UpdateStats
 
 
@@ -107,6 +108,9 @@ class FactoredSoftmax:
 
     def load(self, path: Path) -> None:
         saved = torch.load(path, weights_only=True)
+        if saved["kinds"] != self.kinds or saved["parameter_weights"].shape != self.parameter_weights.shape:
+            raise HdlrlError("the checkpoint's policy knows other actions (written by another version of hdlrl): "
+                             "start the run again without --resume", path)
         with torch.no_grad():
             self.kind_weights.copy_(saved["kind_weights"])
             self.parameter_weights.copy_(saved["parameter_weights"])

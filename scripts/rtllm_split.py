@@ -1,0 +1,28 @@
+"""The tuning split of the imported RTLLM designs, fixed before any tuning of issue 20's optimiser.
+
+A design is in the tuning split when sha256(name) mod 3 == 0; the rest are the test split,
+whose results are looked at only for the closing figures. Tuning also uses the project's own
+designs (designs/), which hold the adders and multipliers the tuning split lacks.
+
+    python scripts/rtllm_split.py /tmp/rtllm/*        # prints: tune: ... / test: ...
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from pathlib import Path
+
+
+def in_tuning_split(name: str) -> bool:
+    return int(hashlib.sha256(name.encode()).hexdigest(), 16) % 3 == 0
+
+
+def main(paths: list[str]) -> None:
+    names = sorted(Path(path).name for path in paths)
+    print("tune:", " ".join(name for name in names if in_tuning_split(name)))
+    print("test:", " ".join(name for name in names if not in_tuning_split(name)))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
