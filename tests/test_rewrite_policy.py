@@ -40,14 +40,15 @@ def test_samples_are_distinct_seeded_actions_with_factored_log_probabilities() -
     samples = policy.sample(state, 12, rng_seed=5)
     assert [sample.text for sample in samples] == [sample.text for sample in policy.sample(state, 12, rng_seed=5)]
     assert len({source_hash(sample.sources, sample.recipe) for sample in samples}) == 12
-    # at the start pi is uniform over the seven kinds with an action: the three rewrites, the three
-    # named recipes other than the flow's and the recipe sequences; then uniform within the kind
-    kinds = {"state_encoding:gray", "state_encoding:one_hot", "gated_accumulate", "synthesis:abc_fast",
-             "synthesis:abc_delay_target", "synthesis:hierarchical", SEQUENCE_ACTION}
-    assert {sample.action for sample in samples} <= kinds
+    # at the start pi is uniform over the four kinds with an action: the two rules with a site
+    # (state_encoding with its gray and one-hot options, gated_accumulate), the three named recipes
+    # other than the flow's, and the recipe sequences; then uniform within the kind
+    within = {"state_encoding:gray": 2, "state_encoding:one_hot": 2, "gated_accumulate": 1,
+              "synthesis:abc_fast": 3, "synthesis:abc_delay_target": 3, "synthesis:hierarchical": 3,
+              SEQUENCE_ACTION: len(sequence_recipes())}
+    assert {sample.action for sample in samples} <= set(within)
     for sample in samples:
-        within = len(sequence_recipes()) if sample.action == SEQUENCE_ACTION else 1
-        assert math.isclose(sample.logprob, -math.log(7) - math.log(within), rel_tol=1e-5)
+        assert math.isclose(sample.logprob, -math.log(4) - math.log(within[sample.action]), rel_tol=1e-5)
         if sample.action.startswith("synthesis:"):  # the same RTL under another recipe
             assert sample.sources == state.sources and sample.recipe != "flow"
             recipe_fields(sample.recipe)  # a recipe `hdlrl eval --recipe` reads back
@@ -72,12 +73,11 @@ def test_an_update_moves_probability_towards_the_positive_advantage(tmp_path: Pa
     policy = make_policy("rewrite", EMBEDDED_POLICIES, learning_rate=0.5)
     state = _state("traffic_light")
     samples = policy.sample(state, 2, rng_seed=1)
-    assert samples[0].action != samples[1].action
-    first, second = samples[0].action, samples[1].action
-    before = _probability(policy, state, first)
+    first, second = ((sample.action, sample.metadata["site"]) for sample in samples)
+    before = _probability(policy, state, *first)
     stats = policy.update([(state, samples)], [[1.0, -1.0]], kl_coef=0.0)
     assert stats.kl == 0.0 and stats.samples == 2  # the KL is measured before the step: still uniform
-    assert _probability(policy, state, first) > before > _probability(policy, state, second)
+    assert _probability(policy, state, *first) > before > _probability(policy, state, *second)
     again = policy.update([(state, samples)], [[1.0, -1.0]], kl_coef=0.1)
     assert again.kl > 0 and again.step_kl > 0
 

@@ -1,20 +1,22 @@
 """The embedded policy: a factored softmax over architecture rewrites and synthesis recipes, no weights.
 
-Its concrete actions are
-- the rules of `hdlrl.hdl.rewrites` (adder and multiplier architectures, shared arithmetic,
-  width trimming, mux restructuring, FSM encodings), one kind per option of a rule
-  (`state_encoding:one_hot`, `prefix_adder:kogge_stone`), each at one of its sites in the
-  state's RTL or at all of them at once;
-- the named synthesis recipes of `hdlrl.eda.synth.recipes` (`synthesis:hierarchical`);
-- the 31,108 recipe sequences of `hdlrl.optimize.recipe_space` (one kind, `synthesis:sequence`):
-  Yosys passes, ABC optimisations and a mapper, measured on the state's RTL.
+Its concrete actions, grouped in kinds:
+- each rule of `hdlrl.hdl.rewrites` (adder and multiplier architectures, shared arithmetic,
+  width trimming, mux restructuring, FSM encodings) is a kind; its actions are its options
+  (`prefix_adder:kogge_stone`, `state_encoding:one_hot`) at one of their sites in the state's
+  RTL or at all of them at once;
+- the named synthesis recipes of `hdlrl.eda.synth.recipes` (`synthesis:hierarchical`) are one kind;
+- the 31,108 recipe sequences of `hdlrl.optimize.recipe_space` (`synthesis:sequence`) are
+  another: Yosys passes, ABC optimisations and a mapper, measured on the state's RTL.
 
 Which action pays depends on the design, so `hdlrl.policy.factored_softmax` picks a kind from
 the design's features (counts of operators, declarations and decision points, how many sites
-each kind has, and the state's area, delay and power against the reference's) and an action
-of that kind from the action's own features (the recipe's commands; whether a rewrite applies
-everywhere). It learns at test time by the same objective as an LLM policy: advantage-weighted
-log-likelihood with a KL penalty to the initial policy, uniform over the kinds and then within.
+each option has, and the state's area, delay and power against the reference's) and an action
+of that kind from the action's own features (which option or recipe it is, the recipe's
+commands, whether it applies everywhere). A rule with nine options is then as likely at the
+start as one with one. It learns at test time by the same objective as an LLM policy:
+advantage-weighted log-likelihood with a KL penalty to the initial policy, uniform over the
+kinds and then within each.
 """
 
 from __future__ import annotations
@@ -46,7 +48,6 @@ EVERYWHERE = -1  # the placement "every site of the action at once"
 _COUNTED = ("+", "-", "*", "<<", ">>", "?", "==", "<", ">", "&", "|", "^", "case", "if", "for", "posedge",
             "always", "assign", "reg", "parameter", "localparam")
 _PPA_FIELDS = ("area_um2", "delay_ns", "power_mw")
-PARAMETER_WIDTH = 1 + len(FEATURE_NAMES)  # psi: "everywhere", then a recipe sequence's features
 
 
 @dataclass(frozen=True)
@@ -81,13 +82,6 @@ def design_features(sources: dict[str, str], site_counts: list[int], ppa: dict |
     return [math.log1p(value) for value in [*counts.values(), *site_counts]] + ratios + [1.0]
 
 
-@cache
-def _sequence_parameters() -> torch.Tensor:
-    """psi of every recipe sequence: 0 for "everywhere", then its features."""
-    features = sequence_features()
-    return torch.cat([torch.zeros(len(features), 1), features], dim=1)
-
-
 class Menu(Sequence):
     """A state's concrete actions, in the order of its `ActionTable`: the rewrite placements and
     named recipes, then the recipe sequences (made on demand: there are tens of thousands)."""
@@ -117,29 +111,53 @@ class RewritePolicy:
     trainable = True
 
     def __init__(self, learning_rate: float = 0.05):
-        self.kinds = [variant_name(name, option) for name, rule in RULES.items() for option in rule.options]
-        self.kinds += [RECIPE_ACTION + recipe for recipe in RECIPES] + [SEQUENCE_ACTION]
-        self.softmax = FactoredSoftmax(self.kinds, len(_COUNTED) + len(self.kinds) + len(_PPA_FIELDS) + 1,
-                                       PARAMETER_WIDTH, learning_rate)
+        # an action: a rule's option, a named recipe, or the recipe sequences (what `Placement.action` holds)
+        self.actions = [variant_name(name, option) for name, rule in RULES.items() for option in rule.options]
+        self.actions += [RECIPE_ACTION + recipe for recipe in RECIPES] + [SEQUENCE_ACTION]
+        # a kind, what pi(k | x) picks: a rule (its options are parameters), the named recipes, the sequences
+        self.kinds = [*RULES, RECIPE_ACTION.rstrip(":"), SEQUENCE_ACTION]
+        self.softmax = FactoredSoftmax(self.kinds, len(_COUNTED) + len(self.actions) + len(_PPA_FIELDS) + 1,
+                                       1 + len(self.actions) + len(FEATURE_NAMES), learning_rate)
         self._analysed: dict[str, tuple[list[float], dict[str, list[RewriteSite | None]]]] = {}
+        self._sequence_block: torch.Tensor | None = None
+
+    def kind_of(self, action: str) -> str:
+        """`prefix_adder:kogge_stone` -> `prefix_adder`; `synthesis:abc_fast` -> `synthesis`."""
+        return action if action == SEQUENCE_ACTION else action.split(":")[0]
+
+    def _parameters(self, action: str, everywhere: bool) -> list[float]:
+        """psi of an explicit action: whether it applies everywhere, and which option it is."""
+        row = [0.0] * (1 + len(self.actions) + len(FEATURE_NAMES))
+        row[0], row[1 + self.actions.index(action)] = float(everywhere), 1.0
+        return row
+
+    def _sequence_parameters(self) -> torch.Tensor:
+        """psi of every recipe sequence: the sequence indicator, then the recipe's features (built once)."""
+        if self._sequence_block is None:
+            features = sequence_features()
+            indicator = torch.zeros(len(features), 1 + len(self.actions))
+            indicator[:, 1 + self.actions.index(SEQUENCE_ACTION)] = 1.0
+            self._sequence_block = torch.cat([indicator, features], dim=1)
+        return self._sequence_block
 
     def _sites(self, state: DesignState) -> dict[str, list[RewriteSite | None]]:
-        """Each rewrite kind's sites in the state's RTL; a named recipe other than the state's has one (None)."""
+        """Each rule option's sites in the state's RTL; a named recipe other than the state's has one (None)."""
         parsed = {file: parse_verilog(text, Path(file)) for file, text in state.sources.items()}
-        by_kind: dict[str, list[RewriteSite | None]] = {kind: [] for kind in self.kinds}
+        by_action: dict[str, list[RewriteSite | None]] = {action: [] for action in self.actions}
         for site in applicable_rewrites(parsed):
-            by_kind[variant_name(site.rule, site.option)].append(site)
+            by_action[variant_name(site.rule, site.option)].append(site)
         for recipe in RECIPES:
             if recipe != state.recipe:
-                by_kind[RECIPE_ACTION + recipe].append(None)
-        return by_kind
+                by_action[RECIPE_ACTION + recipe].append(None)
+        return by_action
 
     def _state(self, state: DesignState) -> tuple[list[float], dict[str, list[RewriteSite | None]]]:
         """Features and sites of a state, computed once per distinct state (parsing costs milliseconds)."""
         key = source_hash(state.sources, state.recipe)
         if key not in self._analysed:
             sites = self._sites(state)
-            counts = [len(sites[kind]) if kind != SEQUENCE_ACTION else len(sequence_recipes()) for kind in self.kinds]
+            counts = [len(sites[action]) if action != SEQUENCE_ACTION else len(sequence_recipes())
+                      for action in self.actions]
             self._analysed[key] = design_features(state.sources, counts, state.ppa, state.reference_ppa), sites
         return self._analysed[key]
 
@@ -148,25 +166,25 @@ class RewritePolicy:
         only the short recipe sequences (a language model's menu)."""
         _, sites = self._state(state)
         explicit = []
-        for kind in self.kinds:
-            for choice, site in enumerate(sites.get(kind, [])):
-                explicit.append(Placement(kind, choice, _in_words(kind, site)))
-            if len(sites.get(kind, [])) > 1:
-                explicit.append(Placement(kind, EVERYWHERE, f"{kind} at all {len(sites[kind])} sites at once"))
+        for action in self.actions:
+            for choice, site in enumerate(sites.get(action, [])):
+                explicit.append(Placement(action, choice, _in_words(action, site)))
+            if len(sites.get(action, [])) > 1:
+                explicit.append(Placement(action, EVERYWHERE, f"{action} at all {len(sites[action])} sites at once"))
         return Menu(explicit, range(len(sequence_recipes())) if every_sequence else _short_sequences())
 
     def table(self, state: DesignState, menu: Menu) -> ActionTable:
         """The softmax's view of the menu: the state's features, each action's kind and parameters."""
         features, _ = self._state(state)
         position = {kind: index for index, kind in enumerate(self.kinds)}
-        explicit_parameters = torch.zeros(len(menu.explicit), PARAMETER_WIDTH)
-        explicit_parameters[:, 0] = torch.tensor([float(entry.choice == EVERYWHERE) for entry in menu.explicit])
-        sequence_parameters = _sequence_parameters()
-        if not isinstance(menu.sequences, range) or len(menu.sequences) != len(sequence_parameters):
-            sequence_parameters = sequence_parameters[list(menu.sequences)]
-        kinds = [position[entry.action] for entry in menu.explicit] + [position[SEQUENCE_ACTION]] * len(menu.sequences)
-        return ActionTable(torch.tensor(features), torch.tensor(kinds),
-                           torch.cat([explicit_parameters, sequence_parameters]))
+        explicit = torch.tensor([self._parameters(entry.action, entry.choice == EVERYWHERE) for entry in menu.explicit]
+                                ).reshape(len(menu.explicit), -1)
+        sequences = self._sequence_parameters()
+        if not isinstance(menu.sequences, range) or len(menu.sequences) != len(sequences):
+            sequences = sequences[list(menu.sequences)]
+        kinds = [position[self.kind_of(entry.action)] for entry in menu.explicit]
+        kinds += [position[SEQUENCE_ACTION]] * len(menu.sequences)
+        return ActionTable(torch.tensor(features), torch.tensor(kinds), torch.cat([explicit, sequences]))
 
     def sample(self, state: DesignState, k: int, rng_seed: int) -> list[Sample]:
         """Up to `k` new candidates drawn without replacement from pi (fewer: the state is exhausted)."""
