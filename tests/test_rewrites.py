@@ -46,6 +46,12 @@ module sub16(input [15:0] a, input [15:0] b, output [17:0] d, output [16:0] s);
   assign s = a + b;
 endmodule
 """, "sub16", "(* keep *)"),
+    "multiplier_architecture": ("""
+module mul8(input clk, input [7:0] a, input [7:0] b, output [15:0] p, output reg [11:0] q);
+  assign p = a * b;
+  always @(posedge clk) q <= a * b;
+endmodule
+""", "mul8", "module rewrite_array_mul8x8"),
     "borrow_to_comparison": ("""
 module cmp4(input [3:0] a, input [3:0] b, output gt, output lt, output eq);
   wire [3:0] diff;
@@ -323,6 +329,15 @@ def test_prefix_adder_keeps_the_borrow_above_the_difference() -> None:
     assert len(done) == 2
     assert "module rewrite_brent_kung_sub16" in printed and "module rewrite_brent_kung_add16" in printed
     assert re.search(r"\{ 2\{ !rewrite_sum\w*\[16\] \} \}, rewrite_sum\w*\[15:0\] \}", printed), printed
+
+
+def test_prefix_adder_offers_no_operand_that_would_lose_its_carry() -> None:
+    """In `s = x + y + z` (10-bit s, 8-bit operands) `x + y` is 10 bits wide: on an 8-bit port it
+    would lose its carry. Only the sum of self-determined operands is a site."""
+    three = "module sum3(input [7:0] x, y, z, output [9:0] s);\n  assign s = x + y + z;\nendmodule\n"
+    assert not applicable_rewrites(parsed(three), ["prefix_adder"])
+    two = "module sum2(input [7:0] x, y, output [9:0] s);\n  assign s = x + {1'b0, y};\nendmodule\n"
+    assert applicable_rewrites(parsed(two), ["prefix_adder"])
 
 
 # ---------------------------------------------------------------------------- project designs

@@ -16,7 +16,8 @@ from hdlrl.hdl.rewrites.base import RewriteRule, RewriteSite
 from hdlrl.hdl.rewrites.bitsim import Evaluator
 from hdlrl.hdl.rewrites.prefix import (ARCHITECTURES, REWRITE_PREFIX, adder_module, module_name,
                                        offered_architectures)
-from hdlrl.hdl.rewrites.scope import Scope, Scopes, enclosing_module, fresh_name, identifier_uses, literal, modules
+from hdlrl.hdl.rewrites.scope import (SELF_DETERMINED, Scope, Scopes, enclosing_module, fresh_name, identifier_uses,
+                                      literal, modules)
 
 RANDOM_VECTORS = 40  # per carry value, besides the corner cases
 
@@ -196,16 +197,28 @@ class PrefixAdder(RewriteRule):
         replace_child(ancestors[-1], node, _result(total, width, result_width, subtract))
 
 
+def _carry_bit(node: ast.Node, scope: Scope) -> ast.Node | None:
+    """The one-bit value of a carry-in operand: a one-bit expression, or one zero-extended by a
+    concatenation (`{16'd0, cin}`); None for anything wider."""
+    if scope.width(node) == 1:
+        return node
+    if isinstance(node, ast.Concat) and node.list and scope.width(node.list[-1]) == 1 \
+            and all(scope.constant(part) == 0 for part in node.list[:-1]):
+        return node.list[-1]
+    return None
+
+
 def _addition(node: ast.Node, ancestors: tuple[ast.Node, ...], scope: Scope):
     """(a, b, carry-in or None, adder width, result width) of an adder site, else None."""
     a, b, carry_in = node.left, node.right, None
-    if isinstance(node, ast.Plus) and isinstance(a, ast.Plus) and scope.width(b) == 1:
-        a, b, carry_in = a.left, a.right, b
+    if isinstance(node, ast.Plus) and isinstance(a, ast.Plus) and _carry_bit(b, scope) is not None:
+        a, b, carry_in = a.left, a.right, _carry_bit(b, scope)
     if isinstance(node, ast.Minus) and isinstance(a, (ast.Plus, ast.Minus)):
         return None
     operands = [a, b] + ([carry_in] if carry_in is not None else [])
-    if any(scope.constant(operand) is not None for operand in (a, b)) or not all(map(scope.unsigned, operands)):
-        return None
+    if any(scope.constant(operand) is not None for operand in (a, b)) or not all(map(scope.unsigned, operands)) \
+            or not all(isinstance(operand, SELF_DETERMINED) for operand in (a, b)):
+        return None  # an operand such as `x + y` would lose its carry on an adder port of its own width
     widths = [scope.width(a), scope.width(b)]
     assignment = ancestors[-2]
     if None in widths or not isinstance(assignment, ASSIGNMENTS + (ast.Assign,)):

@@ -17,6 +17,10 @@ from pyverilog.vparser import ast
 from hdlrl.hdl.ast_edit import ASSIGNMENTS, Number, walk
 from hdlrl.hdl.verilog_ast import IndexedPartselect
 
+# Expressions whose width is their own, whatever the context: an operand of these kinds keeps its
+# value when it is moved to a port of its own width (`x + y` inside a wider sum does not).
+SELF_DETERMINED = (ast.Identifier, ast.Pointer, ast.Partselect, IndexedPartselect, ast.Concat, ast.Repeat)
+
 PORT_KINDS = {ast.Input: "input", ast.Output: "output", ast.Inout: "inout"}
 NET_KINDS = {ast.Reg: "reg", ast.Wire: "wire", ast.Integer: "integer", ast.Tri: "wire"}
 _ARITHMETIC = {ast.Plus: lambda a, b: a + b, ast.Minus: lambda a, b: a - b, ast.Times: lambda a, b: a * b,
