@@ -55,11 +55,12 @@ def run_testbench(design: Design, runner: ToolRunner, rtl: list[Path], testbench
 
 
 def evaluate(design: Design, pdk: Pdk, flow: EvalFlow, sandbox: bool | None = None,
-             keep_scratch: Path | None = None, with_ppa: bool = True) -> EvalResult:
+             keep_scratch: Path | None = None, with_ppa: bool = True, ppa_only: bool = False) -> EvalResult:
     """Run the whole cascade on `design` (whose `rtl` may be a candidate) in a fresh scratch dir.
 
     `with_ppa=False` stops once the testbench passed (verified, without a PPA): what judging
-    a mutant by the testbench alone needs.
+    a mutant by the testbench alone needs. `ppa_only=True` skips lint and the testbench: for RTL
+    the gate has verified already, measured again under another synthesis recipe.
     """
     started = time.perf_counter()
     scratch = Path(tempfile.mkdtemp(prefix=f"hdlrl-{design.name}-")) if keep_scratch is None else keep_scratch
@@ -67,7 +68,7 @@ def evaluate(design: Design, pdk: Pdk, flow: EvalFlow, sandbox: bool | None = No
     result = EvalResult(design.name, design.top, pdk.name, False, "screen", "",
                         tool_versions=tool_versions(TOOLS), sandboxed=runner.sandboxed)
     try:
-        _run_stages(design, pdk, flow, runner, result, with_ppa)
+        _run_stages(design, pdk, flow, runner, result, with_ppa, ppa_only)
     finally:
         result.tool_calls = [ToolCall(run.argv, run.wall_s, run.returncode) for run in runner.history]
         result.timed_out = any(run.timed_out for run in runner.history)
@@ -123,7 +124,7 @@ def measure_ppa(runner: ToolRunner, rtl: list[Path], design: Design, includes: l
 
 
 def _run_stages(design: Design, pdk: Pdk, flow: EvalFlow, runner: ToolRunner, result: EvalResult,
-                with_ppa: bool) -> None:
+                with_ppa: bool, ppa_only: bool) -> None:
     result.reason = screen_design(design)
     if result.reason:
         return
@@ -134,6 +135,9 @@ def _run_stages(design: Design, pdk: Pdk, flow: EvalFlow, runner: ToolRunner, re
         result.reason = str(refusal)
         return
     rtl = [view]
+    if ppa_only:
+        measure_ppa(runner, rtl, design, includes, pdk, flow, result)
+        return
 
     result.stage = "lint"
     result.lint = lint_sources(runner, rtl, design.top, includes, flow)

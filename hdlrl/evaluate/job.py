@@ -27,6 +27,7 @@ class EvalJob:
     cache_path: Path | None = None  # None: no cache
     sandbox: bool | None = None  # None: bubblewrap where installed
     with_ppa: bool = True  # False: stop once the testbench passed
+    ppa_only: bool = False  # True: synthesis and timing only, for RTL the gate verified (another recipe)
 
     def run(self) -> EvalResult:
         return run_job(self)
@@ -47,7 +48,9 @@ def execute(job: Job) -> Any:
 def run_job(job: EvalJob) -> EvalResult:
     """Evaluate `job`, answering from the cache when the same inputs were evaluated before."""
     def key() -> str:
-        return cache_key(job.design, job.pdk, job.flow, tool_versions(TOOLS), {"with_ppa": job.with_ppa})
+        return cache_key(job.design, job.pdk, job.flow, tool_versions(TOOLS),
+                         {"with_ppa": job.with_ppa, **({"ppa_only": True} if job.ppa_only else {})})
 
     return cached_result(job.cache_path, key, EvalResult,
-                         lambda: evaluate(job.design, job.pdk, job.flow, sandbox=job.sandbox, with_ppa=job.with_ppa))
+                         lambda: evaluate(job.design, job.pdk, job.flow, sandbox=job.sandbox, with_ppa=job.with_ppa,
+                                          ppa_only=job.ppa_only))

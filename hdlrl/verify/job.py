@@ -57,7 +57,8 @@ def _judge_under_recipe(job: GateJob, progress: Progress | None) -> Verdict:
     if not (verdict.accepted and job.with_ppa):
         return verdict
     evaluation = replace(job.flow.evaluation, synthesis=job.synthesis)
-    measured = run_job(EvalJob(job.design.with_rtl(job.candidate), job.pdk, evaluation, job.cache_path, job.sandbox))
+    measured = run_job(EvalJob(job.design.with_rtl(job.candidate), job.pdk, evaluation, job.cache_path, job.sandbox,
+                               ppa_only=True))
     if not measured.verified:
         return replace(verdict, accepted=False, stage="ppa", reason=measured.reason, reward=rejected_reward("ppa"))
     ratio = measured.ppa.normalised_to(verdict.reference_ppa, job.design.objective)
