@@ -138,7 +138,8 @@ def build_parser() -> argparse.ArgumentParser:
     suite.add_argument("designs", nargs="+", type=Path, metavar="DESIGN_DIR")
     _add_optimize_arguments(suite)
     suite.add_argument("--resume", action="store_true", help="continue each design's run from its checkpoint")
-    suite.add_argument("--arms", nargs="+", choices=("ttt", "frozen", "best-of-n", "random"),
+    suite.add_argument("--arms", nargs="+", choices=("ttt", "frozen", "best-of-n", "random",
+                                                     "ttt-no-action-features", "ttt-no-state-features"),
                        help="run each of these arms at the same budget (overrides --no-update, --best-of-n "
                             "and --policy random); folders OUT/ARM-seedS")
     suite.add_argument("--seeds", nargs="+", type=int, help="run each arm with each of these seeds (default: --seed)")

@@ -106,6 +106,12 @@ def test_a_rewarded_recipe_raises_the_recipes_that_share_its_parts() -> None:
         policy.update([(state, samples)], [[1.0, -1.0]], kl_coef=0.0)
     assert _probability(policy, state, SEQUENCE_ACTION, unseen_area) > \
         1.5 * _probability(policy, state, SEQUENCE_ACTION, unseen_delay)
+    # the ablation without action features cannot tell them apart, however often it learns
+    blind = make_policy("rewrite", EMBEDDED_POLICIES, learning_rate=0.1, action_features=False)
+    for _ in range(3):
+        blind.update([(state, samples)], [[1.0, -1.0]], kl_coef=0.0)
+    assert _probability(blind, state, SEQUENCE_ACTION, unseen_area) == \
+        pytest.approx(_probability(blind, state, SEQUENCE_ACTION, unseen_delay))
 
 
 def test_random_action_search_is_uniform_over_concrete_actions_and_never_learns() -> None:

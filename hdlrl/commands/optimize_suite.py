@@ -6,6 +6,9 @@ whether it learns. The arms the optimiser is judged against:
 - `frozen`: the same search, never updated (`--no-update`);
 - `best-of-n`: samples of the original design only, never updated (`--best-of-n`);
 - `random`: random-action search, every concrete action equally likely (`--policy random`).
+Two ablations of `ttt` show what the embedded policy's features add:
+- `ttt-no-action-features`: every action of a kind equally likely, always;
+- `ttt-no-state-features`: kinds picked by a learned bias alone, blind to the design.
 """
 
 from __future__ import annotations
@@ -23,7 +26,10 @@ from hdlrl.text_tables import text_table
 # arm -> the command-line settings it stands for
 ARMS = {"ttt": {"no_update": False, "best_of_n": False}, "frozen": {"no_update": True, "best_of_n": False},
         "best-of-n": {"no_update": False, "best_of_n": True},
-        "random": {"policy": "random", "no_update": True, "best_of_n": False}}
+        "random": {"policy": "random", "no_update": True, "best_of_n": False},
+        "ttt-no-action-features": {"no_update": False, "best_of_n": False,
+                                   "policy_option": ["action_features=false"]},
+        "ttt-no-state-features": {"no_update": False, "best_of_n": False, "policy_option": ["state_features=false"]}}
 HEADERS = ("design", "verified", "gate_level", "ppa_product_ratio", "rewrites", "gate_calls", "syntheses",
            "reference_area_um2", "best_area_um2", "reference_delay_ns", "best_delay_ns", "reference_power_mw",
            "best_power_mw")
@@ -37,7 +43,9 @@ def _arm_of(arguments: argparse.Namespace) -> str:
 
 
 def _run_arm(arguments: argparse.Namespace, arm: str, seed: int, folder: Path, shared: Shared) -> ArmRun:
-    settings = argparse.Namespace(**{**vars(arguments), **ARMS[arm], "seed": seed})
+    arm_settings = dict(ARMS[arm])
+    arm_settings["policy_option"] = (arguments.policy_option or []) + arm_settings.get("policy_option", [])
+    settings = argparse.Namespace(**{**vars(arguments), **arm_settings, "seed": seed})
     run = ArmRun(arm, seed, folder, [])
     for path in arguments.designs:
         try:

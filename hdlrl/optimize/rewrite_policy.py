@@ -70,8 +70,9 @@ def _in_words(action: str, site: RewriteSite | None) -> str:
 
 def design_features(sources: dict[str, str], site_counts: list[int], ppa: dict | None,
                     reference_ppa: dict | None) -> list[float]:
-    """ln(1 + count) of each counted token and of each kind's actions, ln(state / reference) of
-    area, delay and power (0 when not measured), and a constant 1."""
+    """ln(1 + count) of each counted token and of each option's actions, scaled to sum to 1 (so
+    one Adam step moves a kind's logit by about the learning rate, whatever the design's size),
+    ln(state / reference) of area, delay and power (0 when not measured), and a constant 1."""
     counts = dict.fromkeys(_COUNTED, 0)
     for text in sources.values():
         for token in tokenize(text):
@@ -79,7 +80,9 @@ def design_features(sources: dict[str, str], site_counts: list[int], ppa: dict |
                 counts[token.text] += 1
     ratios = [math.log(ppa[name] / reference_ppa[name]) if ppa and reference_ppa and ppa.get(name)
               and reference_ppa.get(name) else 0.0 for name in _PPA_FIELDS]
-    return [math.log1p(value) for value in [*counts.values(), *site_counts]] + ratios + [1.0]
+    logarithms = [math.log1p(value) for value in [*counts.values(), *site_counts]]
+    total = sum(logarithms) or 1.0
+    return [value / total for value in logarithms] + ratios + [1.0]
 
 
 class Menu(Sequence):
@@ -110,7 +113,10 @@ class RewritePolicy:
     name = "rewrite"
     trainable = True
 
-    def __init__(self, learning_rate: float = 0.05):
+    def __init__(self, learning_rate: float = 0.05, action_features: bool = True, state_features: bool = True):
+        """`action_features=False` (an ablation) keeps every action of a kind equally likely for
+        good; `state_features=False` picks kinds by a learned bias alone, blind to the design."""
+        self.action_features, self.state_features = action_features, state_features
         # an action: a rule's option, a named recipe, or the recipe sequences (what `Placement.action` holds)
         self.actions = [variant_name(name, option) for name, rule in RULES.items() for option in rule.options]
         self.actions += [RECIPE_ACTION + recipe for recipe in RECIPES] + [SEQUENCE_ACTION]
@@ -184,7 +190,11 @@ class RewritePolicy:
             sequences = sequences[list(menu.sequences)]
         kinds = [position[self.kind_of(entry.action)] for entry in menu.explicit]
         kinds += [position[SEQUENCE_ACTION]] * len(menu.sequences)
-        return ActionTable(torch.tensor(features), torch.tensor(kinds), torch.cat([explicit, sequences]))
+        parameters = torch.cat([explicit, sequences])
+        if not self.state_features:
+            features = [0.0] * (len(features) - 1) + [1.0]
+        return ActionTable(torch.tensor(features), torch.tensor(kinds),
+                           parameters if self.action_features else torch.zeros_like(parameters))
 
     def sample(self, state: DesignState, k: int, rng_seed: int) -> list[Sample]:
         """Up to `k` new candidates drawn without replacement from pi (fewer: the state is exhausted)."""

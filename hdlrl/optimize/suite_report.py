@@ -20,7 +20,8 @@ from hdlrl.html_page import Series, html_page, html_table, svg_chart
 from hdlrl.optimize.report import load_history
 from hdlrl.text_tables import markdown_table
 
-COLOURS = {"ttt": "#d62728", "frozen": "#1f77b4", "best-of-n": "#7f7f7f", "random": "#2ca02c"}
+COLOURS = {"ttt": "#d62728", "frozen": "#1f77b4", "best-of-n": "#7f7f7f", "random": "#2ca02c",
+           "ttt-no-action-features": "#ff7f0e", "ttt-no-state-features": "#8c564b"}
 
 
 @dataclass
