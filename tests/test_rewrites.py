@@ -52,6 +52,20 @@ module mul8(input clk, input [7:0] a, input [7:0] b, output [15:0] p, output reg
   always @(posedge clk) q <= a * b;
 endmodule
 """, "mul8", "module rewrite_array_mul8x8"),
+    "shifter_architecture": ("""
+module barrel(input clk, input [7:0] a, input [2:0] s, output [7:0] left, output reg [7:0] right);
+  assign left = a << s;
+  always @(posedge clk) right <= a >> s;
+endmodule
+""", "barrel", "module rewrite_shift_log_l8s3"),
+    "comparator_architecture": ("""
+module compare(input clk, input [3:0] a, input [4:0] b, output lt, output reg ge);
+  assign lt = a < b;
+  always @(posedge clk)
+    if (a >= b) ge <= 1'b1;
+    else ge <= 1'b0;
+endmodule
+""", "compare", "module rewrite_cmp_subtract_lt5"),
     "borrow_to_comparison": ("""
 module cmp4(input [3:0] a, input [3:0] b, output gt, output lt, output eq);
   wire [3:0] diff;
@@ -338,6 +352,17 @@ def test_prefix_adder_offers_no_operand_that_would_lose_its_carry() -> None:
     assert not applicable_rewrites(parsed(three), ["prefix_adder"])
     two = "module sum2(input [7:0] x, y, output [9:0] s);\n  assign s = x + {1'b0, y};\nendmodule\n"
     assert applicable_rewrites(parsed(two), ["prefix_adder"])
+
+
+def test_prefix_adder_stays_out_of_a_block_the_sum_could_not_wake() -> None:
+    """`always @(a or b)` runs only when `a` or `b` changes: it would read the instance's output
+    before the new sum arrives and not run again when it does. `@*` grows to include the wire."""
+    def block(sensitivity: str) -> str:
+        return (f"module late(input [7:0] a, b, output reg [8:0] s);\n  always @({sensitivity}) s = a + b;\n"
+                "endmodule\n")
+
+    assert not applicable_rewrites(parsed(block("a or b")), ["prefix_adder"])
+    assert applicable_rewrites(parsed(block("*")), ["prefix_adder"])
 
 
 # ---------------------------------------------------------------------------- project designs

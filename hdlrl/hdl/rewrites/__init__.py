@@ -18,16 +18,19 @@ from hdlrl.hdl.lexer import normalise
 from hdlrl.hdl.design_files import parse_rtl
 from hdlrl.hdl.rewrites.arithmetic import AdderToOperator, BorrowToComparison, PrefixAdder
 from hdlrl.hdl.rewrites.base import RewriteRule, RewriteSite
+from hdlrl.hdl.rewrites.comparators import ComparatorArchitecture
 from hdlrl.hdl.rewrites.fsm import StateEncoding
 from hdlrl.hdl.rewrites.multipliers import MultiplierArchitecture
 from hdlrl.hdl.rewrites.muxes import HoistedAssignment, PriorityChainToCase, RedundantWrap
 from hdlrl.hdl.rewrites.retiming import RegisterSum
 from hdlrl.hdl.rewrites.sharing import CompareOffset, GatedAccumulate, SharedOperator
+from hdlrl.hdl.rewrites.shifters import ShifterArchitecture
 from hdlrl.hdl.rewrites.widths import CounterWidth, GuardedIndexWidth
 from hdlrl.hdl.verilog_ast import ParsedSource, unparse
 
 RULES: dict[str, RewriteRule] = {rule.name: rule for rule in (
     AdderToOperator(), PrefixAdder(), BorrowToComparison(), MultiplierArchitecture(),
+    ShifterArchitecture(), ComparatorArchitecture(),
     GatedAccumulate(), SharedOperator(), CompareOffset(),
     CounterWidth(), GuardedIndexWidth(),
     RedundantWrap(), PriorityChainToCase(), HoistedAssignment(),

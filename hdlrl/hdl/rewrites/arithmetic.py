@@ -14,10 +14,10 @@ from pyverilog.vparser import ast
 from hdlrl.hdl.ast_edit import ASSIGNMENTS, render, replace_child, walk
 from hdlrl.hdl.rewrites.base import RewriteRule, RewriteSite
 from hdlrl.hdl.rewrites.bitsim import Evaluator
-from hdlrl.hdl.rewrites.prefix import (ARCHITECTURES, REWRITE_PREFIX, adder_module, module_name,
-                                       offered_architectures)
-from hdlrl.hdl.rewrites.scope import (SELF_DETERMINED, Scope, Scopes, enclosing_module, fresh_name, identifier_uses,
-                                      literal, modules)
+from hdlrl.hdl.rewrites.instances import (operator_nodes, extended, instance_can_stand_in, instance_output,
+                                          plain_operand, result_used)
+from hdlrl.hdl.rewrites.prefix import ARCHITECTURES, adder_module, module_name, offered_architectures
+from hdlrl.hdl.rewrites.scope import Scope, enclosing_module, identifier_uses, literal, modules
 
 RANDOM_VECTORS = 40  # per carry value, besides the corner cases
 
@@ -150,8 +150,9 @@ class PrefixAdder(RewriteRule):
     adder area for a carry path of 2 log2 n levels: a win for wide adders (32 bits and up)
     and for adders on the critical path of a design whose area is mostly flops; the other
     trees buy fewer levels with more cells or fan-out, ripple the reverse. Offered for
-    additions of 8 or more bits of unsigned, non-constant operands on the right of an
-    assignment; a carry-select block size only below the adder's width.
+    additions of 8 or more bits of unsigned, non-constant operands on the right of a used
+    assignment, outside loops, functions and blocks an instance cannot wake; a carry-select
+    block size only below the adder's width.
     """
 
     name = "prefix_adder"
@@ -161,17 +162,10 @@ class PrefixAdder(RewriteRule):
 
     def sites(self, file: str, tree: ast.Source) -> list[RewriteSite]:
         sites = []
-        scopes = Scopes()
-        for index, (node, ancestors) in enumerate(walk(tree)):
-            if not isinstance(node, (ast.Plus, ast.Minus)) or not isinstance(ancestors[-1], ast.Rvalue):
-                continue
-            module = enclosing_module(ancestors)
-            if module.name.startswith(REWRITE_PREFIX):
-                continue
-            scope = scopes.of(ancestors)
+        for index, node, ancestors, scope in operator_nodes(tree, (ast.Plus, ast.Minus)):
             shape = _addition(node, ancestors, scope)
-            if shape is None or shape[3] < self.minimum_width or _reads_procedural_values(node, ancestors) \
-                    or not _result_used(ancestors[-2], scope):
+            if shape is None or shape[3] < self.minimum_width or not instance_can_stand_in(node, ancestors) \
+                    or not result_used(ancestors[-2], scope):
                 continue
             for architecture in offered_architectures(shape[3]):
                 sites.append(self.site(file, node, index, f"{render(node)} as a {shape[3]}-bit {architecture} adder",
@@ -183,18 +177,13 @@ class PrefixAdder(RewriteRule):
         scope = Scope(module)
         a, b, carry_in, width, result_width = _addition(node, ancestors, scope)
         subtract = isinstance(node, ast.Minus)
-        name = module_name(site.option, width, subtract)
-        if name not in {definition.name for definition in modules(tree)}:
-            tree.description.definitions = tuple(tree.description.definitions) + (
-                adder_module(site.option, width, subtract),)
-        total = fresh_name(scope, f"{REWRITE_PREFIX}sum")
-        instance = ast.InstanceList(name, (), (ast.Instance(name, f"{total}_adder", (
-            ast.PortArg("a", _extended(a, width, scope)), ast.PortArg("b", _extended(b, width, scope)),
-            ast.PortArg("cin", carry_in if carry_in is not None else ast.IntConst("1'b1" if subtract else "1'b0")),
-            ast.PortArg("s", ast.Identifier(total))), ()),))
-        declaration = ast.Decl((ast.Wire(total, ast.Width(ast.IntConst(str(width)), ast.IntConst("0"))),))
-        module.items = (declaration,) + tuple(module.items) + (instance,)
-        replace_child(ancestors[-1], node, _result(total, width, result_width, subtract))
+        total = instance_output(
+            tree, module, module_name(site.option, width, subtract),
+            lambda: adder_module(site.option, width, subtract),
+            {"a": extended(a, width, scope), "b": extended(b, width, scope),
+             "cin": carry_in if carry_in is not None else ast.IntConst("1'b1" if subtract else "1'b0")},
+            ("s", width + 1), "sum")
+        replace_child(ancestors[-1], node, _result(total.name, width, result_width, subtract))
 
 
 def _carry_bit(node: ast.Node, scope: Scope) -> ast.Node | None:
@@ -215,9 +204,8 @@ def _addition(node: ast.Node, ancestors: tuple[ast.Node, ...], scope: Scope):
         a, b, carry_in = a.left, a.right, _carry_bit(b, scope)
     if isinstance(node, ast.Minus) and isinstance(a, (ast.Plus, ast.Minus)):
         return None
-    operands = [a, b] + ([carry_in] if carry_in is not None else [])
-    if any(scope.constant(operand) is not None for operand in (a, b)) or not all(map(scope.unsigned, operands)) \
-            or not all(isinstance(operand, SELF_DETERMINED) for operand in (a, b)):
+    if not (plain_operand(a, scope) and plain_operand(b, scope)) \
+            or (carry_in is not None and not scope.unsigned(carry_in)):
         return None  # an operand such as `x + y` would lose its carry on an adder port of its own width
     widths = [scope.width(a), scope.width(b)]
     assignment = ancestors[-2]
@@ -228,39 +216,6 @@ def _addition(node: ast.Node, ancestors: tuple[ast.Node, ...], scope: Scope):
     if target is None or target < width:
         return None
     return a, b, carry_in, width, target
-
-
-def _result_used(assignment: ast.Node, scope: Scope) -> bool:
-    """Some target of the assignment is an output or read other than by its own updates: a
-    kept adder tree is never removed as dead logic, so an unused sum must not get one."""
-    for target, _ in walk(assignment.left):
-        if isinstance(target, ast.Identifier):
-            if scope.signals.get(target.name) and scope.signals[target.name].port == "output":
-                return True
-            for _, ancestors, written in identifier_uses(scope.module, target.name):
-                own = next((node for node in reversed(ancestors) if isinstance(node, ASSIGNMENTS + (ast.Assign,))), None)
-                if not written and not (own is not None and render(own.left) == render(assignment.left)):
-                    return True
-    return False
-
-
-def _reads_procedural_values(node: ast.Node, ancestors: tuple[ast.Node, ...]) -> bool:
-    """The operands are values only a procedure sees (a loop's iteration, a blocking variable
-    of the same block), which a continuously driven adder instance cannot read."""
-    if any(isinstance(ancestor, (ast.ForStatement, ast.WhileStatement)) for ancestor in ancestors):
-        return True
-    always = next((ancestor for ancestor in reversed(ancestors) if isinstance(ancestor, ast.Always)), None)
-    if always is None:
-        return False
-    blocking = {name.name for statement, _ in walk(always) if isinstance(statement, ast.BlockingSubstitution)
-                for name, _ in walk(statement.left) if isinstance(name, ast.Identifier)}
-    return any(isinstance(name, ast.Identifier) and name.name in blocking for name, _ in walk(node))
-
-
-def _extended(operand: ast.Node, width: int, scope: Scope) -> ast.Node:
-    """`operand` zero-extended to `width` bits, so a port connection never changes its value."""
-    missing = width - scope.width(operand)
-    return ast.Concat((literal(0, missing), operand)) if missing else operand
 
 
 def _result(total: str, width: int, result_width: int, subtract: bool) -> ast.Node:

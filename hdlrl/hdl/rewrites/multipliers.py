@@ -19,22 +19,15 @@ from dataclasses import dataclass, field
 
 from pyverilog.vparser import ast
 
-from hdlrl.hdl.ast_edit import ASSIGNMENTS, render, replace_child, walk
-from hdlrl.hdl.rewrites.arithmetic import _reads_procedural_values, _result_used
+from hdlrl.hdl.ast_edit import ASSIGNMENTS, render, replace_child
 from hdlrl.hdl.rewrites.base import RewriteRule, RewriteSite
-from hdlrl.hdl.rewrites.prefix import REWRITE_PREFIX
-from hdlrl.hdl.rewrites.scope import (SELF_DETERMINED, Scope, Scopes, enclosing_module, fresh_name, literal,
-                                      modules)
+from hdlrl.hdl.rewrites.instances import (REWRITE_PREFIX, operator_nodes, instance_can_stand_in,
+                                          instance_output, plain_operand, result_used)
+from hdlrl.hdl.rewrites.scope import Scope, enclosing_module, literal
 from hdlrl.hdl.verilog_ast import parse_verilog
 
 ARCHITECTURES = ("array", "wallace", "dadda", "booth_radix4")
 OPERAND_WIDTHS = range(4, 33)
-# Operands whose value does not depend on the width of the expression around them: inside
-# `a * b` an operand is evaluated at the product's width, so `b + c` or `~b` as an operand
-# would change value once connected to a port of its own width.
-# Where a continuous multiplier instance cannot stand in: it would read a function's or
-# task's arguments, or a generate block's local names, from the module.
-LOCAL_SCOPES = (ast.Function, ast.Task, ast.GenerateStatement)
 
 Columns = list[list[str]]  # the bits (Verilog expressions) of each weight, earliest-ready first
 # (column, bits in it, carries arriving from the column below in this layer) -> (full, half adders)
@@ -287,7 +280,8 @@ class MultiplierArchitecture(RewriteRule):
     bits, and it is the smallest from about 16 bits up. Each ends in a `+` that Yosys maps
     (near-ripple after ABC, the longest part of a tree's path). Offered where the product of
     non-constant, unsigned, self-sized operands is the whole right-hand side of a used
-    assignment; a result narrower than the product gets only the low columns.
+    assignment, outside loops, functions and blocks an instance cannot wake; a result
+    narrower than the product gets only the low columns.
     """
 
     name = "multiplier_architecture"
@@ -296,14 +290,9 @@ class MultiplierArchitecture(RewriteRule):
 
     def sites(self, file: str, tree: ast.Source) -> list[RewriteSite]:
         sites = []
-        scopes = Scopes()
-        for index, (node, ancestors) in enumerate(walk(tree)):
-            if not isinstance(node, ast.Times) or not isinstance(ancestors[-1], ast.Rvalue) \
-                    or enclosing_module(ancestors).name.startswith(REWRITE_PREFIX):
-                continue
-            scope = scopes.of(ancestors)
+        for index, node, ancestors, scope in operator_nodes(tree, (ast.Times,)):
             shape = product(node, ancestors, scope)
-            if shape is None or _reads_procedural_values(node, ancestors) or not _result_used(ancestors[-2], scope):
+            if shape is None or not instance_can_stand_in(node, ancestors) or not result_used(ancestors[-2], scope):
                 continue
             sites += [self.site(file, node, index, f"{render(node)} as a {shape.width_a}x{shape.width_b} "
                                                    f"{architecture} multiplier", architecture)
@@ -315,31 +304,23 @@ class MultiplierArchitecture(RewriteRule):
         scope = Scope(module)
         shape = product(node, ancestors, scope)
         width = min(shape.result_width, shape.width_a + shape.width_b)
-        name = module_name(site.option, shape.width_a, shape.width_b, width)
-        if name not in {definition.name for definition in modules(tree)}:
-            tree.description.definitions = tuple(tree.description.definitions) + (
-                multiplier(site.option, shape.width_a, shape.width_b, width),)
-        total = fresh_name(scope, f"{REWRITE_PREFIX}product")
-        instance = ast.InstanceList(name, (), (ast.Instance(name, f"{total}_multiplier", (
-            ast.PortArg("a", shape.a), ast.PortArg("b", shape.b), ast.PortArg("p", ast.Identifier(total))), ()),))
-        declaration = ast.Decl((ast.Wire(total, ast.Width(ast.IntConst(str(width - 1)), ast.IntConst("0"))),))
-        module.items = (declaration,) + tuple(module.items) + (instance,)
+        total = instance_output(
+            tree, module, module_name(site.option, shape.width_a, shape.width_b, width),
+            lambda: multiplier(site.option, shape.width_a, shape.width_b, width),
+            {"a": shape.a, "b": shape.b}, ("p", width), "product")
         missing = shape.result_width - width
-        result = ast.Concat((literal(0, missing), ast.Identifier(total))) if missing else ast.Identifier(total)
-        replace_child(ancestors[-1], node, result)
+        replace_child(ancestors[-1], node, ast.Concat((literal(0, missing), total)) if missing else total)
 
 
 def product(node: ast.Times, ancestors: tuple[ast.Node, ...], scope: Scope) -> Product | None:
     """The shape of a multiplication the rule can rebuild, else None."""
     assignment = ancestors[-2]
-    if not isinstance(assignment, ASSIGNMENTS + (ast.Assign,)) or any(isinstance(ancestor, LOCAL_SCOPES)
-                                                                      for ancestor in ancestors):
+    if not isinstance(assignment, ASSIGNMENTS + (ast.Assign,)):
         return None
     widths = [scope.width(operand) for operand in (node.left, node.right)]
     result_width = scope.width(assignment.left.var)
     if result_width is None or any(width not in OPERAND_WIDTHS for width in widths):
         return None
-    if not all(isinstance(operand, SELF_DETERMINED) and scope.constant(operand) is None and scope.unsigned(operand)
-               for operand in (node.left, node.right)):
+    if not all(plain_operand(operand, scope) for operand in (node.left, node.right)):
         return None
     return Product(node.left, node.right, widths[0], widths[1], result_width)

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 from pyverilog.vparser import ast
 
-from hdlrl.hdl.verilog_ast import parse_verilog
+from hdlrl.hdl.rewrites.instances import REWRITE_PREFIX, parsed_module
 
 
 @dataclass(frozen=True)
@@ -116,11 +116,6 @@ def offered_architectures(width: int) -> tuple[str, ...]:
     return tuple(PREFIX_TREES) + tuple(name for name, size in CARRY_SELECTS.items() if size < width)
 
 
-# The prefix of the modules and nets a rewrite adds. Rewritten designs are candidates, so it
-# cannot be the gate's reserved `hdlrl_`.
-REWRITE_PREFIX = "rewrite_"
-
-
 def module_name(architecture: str, width: int, subtract: bool) -> str:
     return f"{REWRITE_PREFIX}{architecture}_{'sub' if subtract else 'add'}{width}"
 
@@ -135,12 +130,6 @@ def adder_module(architecture: str, width: int, subtract: bool) -> ast.ModuleDef
 def _header(architecture: str, width: int, subtract: bool) -> str:
     return (f"module {module_name(architecture, width, subtract)}(input [{width - 1}:0] a, input [{width - 1}:0] b,"
             f" input cin, output [{width}:0] s);")
-
-
-def _parsed_module(lines: list[str]) -> ast.ModuleDef:
-    """The module the lines write, as the AST the rule inserts (and the parser checks)."""
-    tree = parse_verilog("\n".join(lines + ["endmodule"]) + "\n").tree
-    return tree.description.definitions[0]
 
 
 @dataclass(frozen=True)
@@ -204,7 +193,7 @@ def prefix_adder(architecture: str, width: int, subtract: bool) -> ast.ModuleDef
             lines.append(f"  assign {cell.name} = {cell.expression};")
     carries = ", ".join([generate[bit] for bit in range(width - 2, -1, -1)] + ["cin"])
     lines.append(f"  assign s = {{{generate[width - 1]}, p_bit ^ {{{carries}}}}};")
-    return _parsed_module(lines)
+    return parsed_module(lines)
 
 
 def carry_select_adder(block_size: int, width: int, subtract: bool) -> ast.ModuleDef:
@@ -213,12 +202,13 @@ def carry_select_adder(block_size: int, width: int, subtract: bool) -> ast.Modul
     operand = "~b" if subtract else "b"
     blocks = [range(low, min(low + block_size, width)) for low in range(0, width, block_size)]
     lines = [_header(carry_select(block_size), width, subtract), f"  wire [{width - 1}:0] addend = {operand};",
-             f"  wire [{len(blocks[0])}:0] sum_0 = {_block_operands(blocks[0])} + {_widened('cin', 1, len(blocks[0]) + 1)};"]
+             f"  wire [{len(blocks[0])}:0] sum_0 = {_block_operands(blocks[0])} + "
+             f"{_widened('cin', 1, len(blocks[0]) + 1)};"]
     for number in range(1, len(blocks)):
         lines += _selected_block(number, blocks[number], carry_below=len(blocks[number - 1]))
     low_parts = [f"sum_{number}[{len(block) - 1}:0]" for number, block in enumerate(blocks[:-1])]
     lines.append(f"  assign s = {{{', '.join([f'sum_{len(blocks) - 1}'] + low_parts[::-1])}}};")
-    return _parsed_module(lines)
+    return parsed_module(lines)
 
 
 def _widened(expression: str, width: int, to: int) -> str:
