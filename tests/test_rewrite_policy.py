@@ -40,15 +40,18 @@ def test_samples_are_distinct_seeded_actions_with_factored_log_probabilities() -
     samples = policy.sample(state, 12, rng_seed=5)
     assert [sample.text for sample in samples] == [sample.text for sample in policy.sample(state, 12, rng_seed=5)]
     assert len({source_hash(sample.sources, sample.recipe) for sample in samples}) == 12
-    # at the start pi is uniform over the four kinds with an action: the two rules with a site
-    # (state_encoding with its gray and one-hot options, gated_accumulate), the three named recipes
-    # other than the flow's, and the recipe sequences; then uniform within the kind
+    # at the start pi picks one of the four kinds with an action (the two rules with a site:
+    # state_encoding with its gray and one-hot options, gated_accumulate; the three named recipes
+    # other than the flow's; the recipe sequences) in proportion to ln(1 + its actions), then
+    # one of the kind's actions uniformly
     within = {"state_encoding:gray": 2, "state_encoding:one_hot": 2, "gated_accumulate": 1,
               "synthesis:abc_fast": 3, "synthesis:abc_delay_target": 3, "synthesis:hierarchical": 3,
               SEQUENCE_ACTION: len(sequence_recipes())}
+    total = sum(math.log1p(size) for size in (2, 1, 3, len(sequence_recipes())))
     assert {sample.action for sample in samples} <= set(within)
     for sample in samples:
-        assert math.isclose(sample.logprob, -math.log(4) - math.log(within[sample.action]), rel_tol=1e-5)
+        size = within[sample.action]
+        assert math.isclose(sample.logprob, math.log(math.log1p(size) / total) - math.log(size), rel_tol=1e-5)
         if sample.action.startswith("synthesis:"):  # the same RTL under another recipe
             assert sample.sources == state.sources and sample.recipe != "flow"
             recipe_fields(sample.recipe)  # a recipe `hdlrl eval --recipe` reads back
@@ -63,10 +66,9 @@ def test_candidates_the_run_has_judged_are_not_proposed_again() -> None:
     known = frozenset(source_hash(sample.sources, sample.recipe) for sample in first)
     rest = policy.sample(replace(state, known=known), 8, rng_seed=3)
     assert len(rest) == 8 and not known & {source_hash(sample.sources, sample.recipe) for sample in rest}
-    named = [sample for sample in first + rest if sample.action == "synthesis:hierarchical"]
-    own = policy.sample(replace(state, recipe="hierarchical"), 40, rng_seed=3)
-    assert named and len(own) == 40 and not any(  # never the state itself
-        sample.sources == state.sources and sample.recipe == "hierarchical" for sample in own)
+    own = policy.sample(replace(state, recipe="hierarchical"), 60, rng_seed=3)
+    assert len(own) == 60 and any(sample.action.startswith("synthesis:") for sample in own)
+    assert not any(sample.sources == state.sources and sample.recipe == "hierarchical" for sample in own)
 
 
 def test_an_update_moves_probability_towards_the_positive_advantage(tmp_path: Path) -> None:

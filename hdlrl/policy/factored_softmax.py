@@ -6,14 +6,17 @@ features x, then an action of that kind from the action's own features psi(a) (i
 which ABC commands a sequence holds, whether a rewrite applies at every site):
 
     pi(a | x) = pi(k(a) | x) * pi(a | k(a))
-    pi(k | x) = softmax_k(W_k . x)              over the kinds with an action in the state
-    pi(a | k) = softmax_{b in k}(theta . psi(b))  over the actions of kind k
+    pi(k | x) = softmax_k(W_k . x + ln ln(1 + n_k))  over the kinds with an action in the state
+    pi(a | k) = softmax_{b in k}(theta . psi(b))      over the actions of kind k
 
 theta is shared by every action, so a reward for one recipe moves every recipe with the same
 commands: with tens of thousands of recipes, a policy that scored identities could not learn
-from a budget of 64. Training is the LLM policies' objective, advantage-weighted log-likelihood
-with an exact KL penalty to the initial policy pi_0 (W = 0, theta = 0: uniform over the kinds,
-then uniform within each):
+from a budget of 64. n_k is the number of actions of kind k in the state: a kind's share at the
+start grows with the logarithm of how many different actions it holds, so 31,108 recipe
+sequences are tried more often than a rule with one site, but do not drown it as they would
+under a uniform choice among actions. Training is the LLM policies' objective,
+advantage-weighted log-likelihood with an exact KL penalty to the initial policy pi_0
+(W = 0, theta = 0: that prior over the kinds, then uniform within each):
 
     loss = -mean_i A_i log pi(a_i | x_i) + kl_coef * mean_x KL(pi(. | x) || pi_0(. | x))
 """
@@ -67,15 +70,20 @@ class FactoredSoftmax:
     def log_policy(self, table: ActionTable, weights: tuple[torch.Tensor, torch.Tensor] | None = None) -> torch.Tensor:
         """log pi(a | x) of every action of the table (the module docstring's factorisation)."""
         kind_weights, parameter_weights = weights or (self.kind_weights, self.parameter_weights)
-        offered = torch.zeros(len(self.kinds), dtype=torch.bool).index_fill(0, table.kinds, True)
-        kind_log_policy = torch.log_softmax((kind_weights @ table.features).masked_fill(~offered, -math.inf), dim=0)
+        kind_log_policy = torch.log_softmax(kind_weights @ table.features + self._kind_prior(table), dim=0)
         within = _segment_log_softmax(table.parameters @ parameter_weights, table.kinds, len(self.kinds))
         return kind_log_policy[table.kinds] + within
 
+    def _kind_prior(self, table: ActionTable) -> torch.Tensor:
+        """ln ln(1 + n_k) for the kinds with actions, -inf for the others."""
+        sizes = torch.bincount(table.kinds, minlength=len(self.kinds)).double()
+        return torch.log(torch.log1p(sizes)).float()  # ln ln 1 = -inf: a kind with no action
+
     def initial_log_policy(self, table: ActionTable) -> torch.Tensor:
-        """log pi_0(a | x) = -ln(kinds offered) - ln(actions of a's kind)."""
+        """log pi_0(a | x) = log softmax_k(ln ln(1 + n_k)) - ln n_k(a)."""
         sizes = torch.bincount(table.kinds, minlength=len(self.kinds))
-        return -math.log(int((sizes > 0).sum())) - sizes[table.kinds].double().log().float()
+        kind_log_prior = torch.log_softmax(self._kind_prior(table), dim=0)
+        return kind_log_prior[table.kinds] - sizes[table.kinds].double().log().float()
 
     def update(self, decisions: list[Decision], kl_coef: float) -> UpdateStats:
         """One Adam step on the loss of the module docstring."""
