@@ -26,7 +26,6 @@ import pytest
 
 from conftest import DESIGNS_DIR
 from hdlrl.eda.runner import Limits, ToolRunner, tool_faults
-from hdlrl.eda.synth.recipes import RECIPES
 from hdlrl.eda.toolchain import find_tool, tool_specs
 from hdlrl.evaluate.cache import CACHE_FILE, ResultCache, cached_result
 from hdlrl.evaluate.result import EvalResult
@@ -102,17 +101,17 @@ def test_a_result_computed_beside_a_crash_is_not_cached(tmp_path: Path) -> None:
 
 
 def test_optimize_records_each_tool_fault_and_judges_the_candidates_after_it(tmp_path: Path) -> None:
-    """One step of four candidates (seed 25): three synthesis recipes whose runs the stand-ins
-    fault, in the order sleep, crash, spin, then an adder rewrite the whole gate judges."""
+    """One step of four candidates (seed 52): three recipe sequences whose runs the stand-ins
+    fault (area mapping: yosys sleeps; gate sizing: the timer spins; &nf mapping: yosys
+    crashes) and, between them, an adder rewrite the whole gate judges."""
     bin_folder = tmp_path / "bin"
     bin_folder.mkdir()
-    # A recipe's abc options end the `abc` line of its synthesis script.
-    fast, delay_target = RECIPES["abc_fast"]["abc_script"], RECIPES["abc_delay_target"]["abc_script"]
+    # A sequence recipe's mapper is written into the `abc -script` line of its synthesis script.
     yosys = _stand_in(bin_folder, "yosys", 'case "$*" in *"-s synth.ys"*)\n'
-                      f"  grep -q -- '{fast}$' synth.ys && {CRASH}\n"
-                      f"  grep -q -- '{delay_target}$' synth.ys && {SLEEP} ;;\nesac")
-    # The timer runs beside the synthesis script: an unflattened one is the hierarchical recipe's.
-    sta = _stand_in(bin_folder, "sta", f"grep -qs '^synth -top [^ ]*$' synth.ys && {SPIN}")
+                      f"  grep -q -- '&nf' synth.ys && {CRASH}\n"
+                      f"  grep -q -- 'amap' synth.ys && {SLEEP} ;;\nesac")
+    # The timer runs beside the synthesis script.
+    sta = _stand_in(bin_folder, "sta", f"grep -qs 'upsize' synth.ys && {SPIN}")
     flows = tmp_path / "flows"
     flows.mkdir()
     _flow(flows, "gate.yaml", {})
@@ -120,18 +119,19 @@ def test_optimize_records_each_tool_fault_and_judges_the_candidates_after_it(tmp
     flow = _flow(flows, "optimize.yaml", {"groups: 2 ": "groups: 1 "})
     out, cache = tmp_path / "run", tmp_path / "cache"
     result = _cli("optimize", str(DESIGNS_DIR / "alu8"), "--out", str(out), "--flow", str(flow), "--budget", "4",
-                  "--seed", "25", "--no-sandbox", "--json",
+                  "--seed", "52", "--no-sandbox", "--json",
                   env={"HDLRL_YOSYS": str(yosys), "HDLRL_STA": str(sta), "HDLRL_CACHE_DIR": str(cache)})
     assert result.returncode == 0, result.stderr[-2000:]
     assert json.loads(result.stdout)["verified"]
     candidates = [row for row in _rows(out / "history.jsonl") if row["kind"] == "candidate"]
+    assert [row["recipe"].split()[-1] for row in candidates] == ["map=amap", "flow", "map=sized", "map=nf"]
     assert [(row["action"], row["accepted"], row["stage"], row["reason"]) for row in candidates] == [
-        ("synthesis:abc_delay_target", False, "ppa", "yosys stalled: used no CPU for 5 s"),
-        ("synthesis:abc_fast", False, "ppa", "yosys crashed (signal 11, SIGSEGV)"),
-        ("synthesis:hierarchical", False, "ppa", "opensta ran out of its 3 s CPU time limit"),
-        ("prefix_adder:brent_kung", True, "done", ""),
+        ("synthesis:sequence", False, "ppa", "yosys stalled: used no CPU for 5 s"),
+        ("prefix_adder:han_carlson", True, "done", ""),
+        ("synthesis:sequence", False, "ppa", "opensta ran out of its 3 s CPU time limit"),
+        ("synthesis:sequence", False, "ppa", "yosys crashed (signal 11, SIGSEGV)"),
     ]
-    assert candidates[-1]["level"] == "proven"
+    assert candidates[1]["level"] == "proven"
     with sqlite3.connect(cache / CACHE_FILE) as connection:
         stored = [text for (text,) in connection.execute("SELECT result FROM results")]
     assert stored and not any(fault in text for text in stored for fault in ("stalled", "crashed", "ran out of"))
