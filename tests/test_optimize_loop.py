@@ -138,12 +138,12 @@ def test_optimize_suite_compares_arms_at_equal_calls(small_flow: Path, tmp_path:
     """Two arms, two seeds: one folder per arm and seed, the same gate calls each, an HTML report
     with the table and a best-so-far curve per arm."""
     report = tmp_path / "suite.html"
-    assert main(["optimize-suite", str(DESIGNS_DIR / "tick_div10"), "--flow", str(small_flow), "--budget", "2",
+    assert main(["optimize-suite", str(DESIGNS_DIR / "tick_div10"), "--flow", str(small_flow), "--budget", "1",
                  "--arms", "ttt", "random", "--seeds", "0", "1", "--out", str(tmp_path / "suite"),
                  "--report", str(report)]) == 0
     runs = json.loads((tmp_path / "suite" / "suite.json").read_text())["runs"]
     assert [(run["arm"], run["seed"]) for run in runs] == [("ttt", 0), ("ttt", 1), ("random", 0), ("random", 1)]
-    assert {run["designs"][0]["calls"]["gate_calls"] for run in runs} == {2}
+    assert {run["designs"][0]["calls"]["gate_calls"] for run in runs} == {1}
     assert {run["designs"][0]["policy"] for run in runs} == {"rewrite", "random"}
     for run in runs:
         assert (tmp_path / "suite" / f"{run['arm']}-seed{run['seed']}" / f"tick_div10-seed{run['seed']}"
