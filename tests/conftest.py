@@ -8,6 +8,7 @@ with the reason when it is absent.
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -69,3 +70,17 @@ def one_torch_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(threads)
+
+
+def proven_equal(gold: str, gold_top: str, gate: str, gate_top: str, folder: Path) -> bool:
+    """Yosys SAT proves that two combinational modules (hierarchies flattened) agree on every input."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "gold.v").write_text(gold)
+    (folder / "gate.v").write_text(gate)
+    script = (f"read_verilog {folder / 'gold.v'}; rename {gold_top} gold_top; read_verilog {folder / 'gate.v'}; "
+              f"rename {gate_top} gate_top; proc; miter -equiv -flatten -make_assert gold_top gate_top miter; "
+              "sat -verify -prove-asserts miter")
+    run = subprocess.run(["yosys", "-q", "-p", script], capture_output=True, text=True, timeout=60)
+    disproved = "proof did fail" in run.stderr
+    assert run.returncode == 0 or disproved, run.stderr  # anything else is a module Yosys cannot read
+    return not disproved

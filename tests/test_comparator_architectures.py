@@ -15,8 +15,8 @@ import pytest
 from hdlrl.hdl.rewrites import RULES, applicable_rewrites, apply_everywhere
 from hdlrl.hdl.rewrites.comparators import ARCHITECTURES, OPERATORS, comparator_module, module_name
 from hdlrl.hdl.verilog_ast import parse_verilog, unparse
+from conftest import proven_equal
 from test_rewrites import parsed
-from test_shifter_architectures import proven_equal
 
 RULE = "comparator_architecture"
 SYMBOLS = {"lt": "<", "le": "<=", "gt": ">", "ge": ">="}

@@ -15,6 +15,7 @@ from hdlrl.hdl.rewrites import RULES, applicable_rewrites, apply_everywhere
 from hdlrl.hdl.rewrites import shifters
 from hdlrl.hdl.rewrites.shifters import ARCHITECTURES, module_name, shifter_module
 from hdlrl.hdl.verilog_ast import parse_verilog, unparse
+from conftest import proven_equal
 from test_rewrites import parsed
 
 RULE = "shifter_architecture"
@@ -65,20 +66,6 @@ module {module}(input clk, input [7:0] a, input [7:0] b, input [2:0] s, input si
   assign y = r;
 endmodule
 """
-
-
-def proven_equal(gold: str, gold_top: str, gate: str, gate_top: str, folder: Path) -> bool:
-    """Yosys SAT proves that two combinational modules (hierarchies flattened) agree on every input."""
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "gold.v").write_text(gold)
-    (folder / "gate.v").write_text(gate)
-    script = (f"read_verilog {folder / 'gold.v'}; rename {gold_top} gold_top; read_verilog {folder / 'gate.v'}; "
-              f"rename {gate_top} gate_top; proc; miter -equiv -flatten -make_assert gold_top gate_top miter; "
-              "sat -verify -prove-asserts miter")
-    run = subprocess.run(["yosys", "-q", "-p", script], capture_output=True, text=True, timeout=60)
-    disproved = "proof did fail" in run.stderr
-    assert run.returncode == 0 or disproved, run.stderr  # anything else is a module Yosys cannot read
-    return not disproved
 
 
 def reference(direction: str, width: int, amount_width: int) -> str:
