@@ -11,6 +11,7 @@ from pathlib import Path
 
 from hdlrl.checkpoint import DISK_FULL
 from hdlrl.errors import HdlrlError
+from hdlrl.optimize.arms import ARMS
 
 
 def _add_table_arguments(parser: argparse.ArgumentParser) -> None:
@@ -138,8 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
     suite.add_argument("designs", nargs="+", type=Path, metavar="DESIGN_DIR")
     _add_optimize_arguments(suite)
     suite.add_argument("--resume", action="store_true", help="continue each design's run from its checkpoint")
-    suite.add_argument("--arms", nargs="+", choices=("ttt", "frozen", "best-of-n", "random",
-                                                     "ttt-no-action-features", "ttt-no-state-features"),
+    suite.add_argument("--arms", nargs="+", choices=tuple(ARMS),
                        help="run each of these arms at the same budget (overrides --no-update, --best-of-n "
                             "and --policy random); folders OUT/ARM-seedS")
     suite.add_argument("--seeds", nargs="+", type=int, help="run each arm with each of these seeds (default: --seed)")

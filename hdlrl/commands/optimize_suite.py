@@ -1,14 +1,6 @@
-"""`hdlrl optimize-suite`: many designs, under one arm or several (`--arms`) and seeds, with a report.
-
-Every arm spends the same budget of gate calls per design; what differs is the policy and
-whether it learns. The arms the optimiser is judged against:
-- `ttt`: the policy searches the pool and is updated at test time;
-- `frozen`: the same search, never updated (`--no-update`);
-- `best-of-n`: samples of the original design only, never updated (`--best-of-n`);
-- `random`: random-action search, every concrete action equally likely (`--policy random`).
-Two ablations of `ttt` show what the embedded policy's features add:
-- `ttt-no-action-features`: every action of a kind equally likely, always;
-- `ttt-no-state-features`: kinds picked by a learned bias alone, blind to the design.
+"""`hdlrl optimize-suite`: many designs, under one arm or several (`--arms`, `hdlrl.optimize.arms`)
+and seeds, with a report. Every arm spends the same budget of gate calls per design; what
+differs is the policy and whether it learns.
 """
 
 from __future__ import annotations
@@ -20,16 +12,10 @@ from pathlib import Path
 from hdlrl.commands.optimize import Shared, optimize_design, shared_resources
 from hdlrl.design import load_design
 from hdlrl.errors import HdlrlError
+from hdlrl.optimize.arms import ARMS
 from hdlrl.optimize.suite_report import ArmRun, write_suite_report
 from hdlrl.text_tables import text_table
 
-# arm -> the command-line settings it stands for
-ARMS = {"ttt": {"no_update": False, "best_of_n": False}, "frozen": {"no_update": True, "best_of_n": False},
-        "best-of-n": {"no_update": False, "best_of_n": True},
-        "random": {"policy": "random", "no_update": True, "best_of_n": False},
-        "ttt-no-action-features": {"no_update": False, "best_of_n": False,
-                                   "policy_option": ["action_features=false"]},
-        "ttt-no-state-features": {"no_update": False, "best_of_n": False, "policy_option": ["state_features=false"]}}
 HEADERS = ("design", "verified", "gate_level", "ppa_product_ratio", "rewrites", "gate_calls", "syntheses",
            "reference_area_um2", "best_area_um2", "reference_delay_ns", "best_delay_ns", "reference_power_mw",
            "best_power_mw")
