@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import math
 import sys
 import tempfile
 from dataclasses import asdict, dataclass, field
@@ -26,6 +25,7 @@ from hdlrl.evaluate.cache import default_cache_path
 from hdlrl.hdl.design_files import parse_rtl, write_sources
 from hdlrl.hdl.rewrites import RULES, apply_everywhere, rule_options, variant_name
 from hdlrl.hdl.verilog_ast import ParsedSource, unparse
+from hdlrl.optimize.suite_report import geometric_mean
 from hdlrl.pdk import get_pdk
 from hdlrl.verify.gate_flow import DEFAULT_GATE_FLOW, load_gate_flow
 from hdlrl.verify.job import GateJob, run_gate_job
@@ -122,7 +122,7 @@ def report(results: list[DesignResult]) -> str:
     lines += ["", "| design | best chain | best PPA ratio |", "|---|---|---|"]
     for result in results:
         lines.append(f"| {result.design} | {' + '.join(result.chain) or '(none helps)'} | {result.best_ratio:.3f} |")
-    geomean = math.exp(sum(math.log(result.best_ratio) for result in results) / len(results)) if results else 1.0
+    geomean = geometric_mean([result.best_ratio for result in results])
     lines += ["", f"Geometric mean of the best ratios over {len(results)} designs: {geomean:.3f}"]
     return "\n".join(lines) + "\n"
 

@@ -34,7 +34,7 @@ from hdlrl.ttt.protocol import Policy
 EVAL_FLOW = "eval.yaml"  # the run's evaluation flow, for the command in summary.json that measures best.v again
 
 
-def _mode(arguments: argparse.Namespace) -> str:
+def run_mode(arguments: argparse.Namespace) -> str:
     return "best-of-n" if arguments.best_of_n else "frozen" if arguments.no_update else "ttt"
 
 
@@ -63,11 +63,11 @@ def optimize_design(design: Design, arguments: argparse.Namespace, run_dir: Path
         refuse_unfinished(run_dir)
     policy = _policy(arguments)
     run = OptimizeRun(design, policy, pdk, flow, run_dir, shared.executor, shared.cache_path, arguments.seed,
-                      _mode(arguments), False if arguments.no_sandbox else None, progress=not arguments.json,
+                      run_mode(arguments), False if arguments.no_sandbox else None, progress=not arguments.json,
                       accept_unproven=arguments.accept_unproven)
     best = run.run(resume=arguments.resume)
     summary = {
-        "design": design.name, "policy": policy.name, "mode": _mode(arguments), "pdk": pdk.name,
+        "design": design.name, "policy": policy.name, "mode": run_mode(arguments), "pdk": pdk.name,
         "seed": arguments.seed, "budget": flow.budget, "steps": run.loop.state.step,
         "candidates": run.candidates_judged(),  # fewer than the budget when the search ran out of new designs
         "calls": load_history(run_dir / HISTORY).calls(),

@@ -9,7 +9,7 @@ import argparse
 import json
 from pathlib import Path
 
-from hdlrl.commands.optimize import Shared, optimize_design, shared_resources
+from hdlrl.commands.optimize import Shared, optimize_design, run_mode, shared_resources
 from hdlrl.design import load_design
 from hdlrl.errors import HdlrlError
 from hdlrl.optimize.arms import ARMS
@@ -23,9 +23,7 @@ HEADERS = ("design", "verified", "gate_level", "ppa_product_ratio", "rewrites", 
 
 def _arm_of(arguments: argparse.Namespace) -> str:
     """The arm the plain flags name, when `--arms` is not given."""
-    if arguments.policy == "random":
-        return "random"
-    return "best-of-n" if arguments.best_of_n else "frozen" if arguments.no_update else "ttt"
+    return "random" if arguments.policy == "random" else run_mode(arguments)
 
 
 def _run_arm(arguments: argparse.Namespace, arm: str, seed: int, folder: Path, shared: Shared) -> ArmRun:

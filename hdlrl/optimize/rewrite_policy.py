@@ -13,10 +13,11 @@ Which action pays depends on the design, so `hdlrl.policy.factored_softmax` pick
 the design's features (counts of operators, declarations and decision points, how many sites
 each option has, and the state's area, delay and power against the reference's) and an action
 of that kind from the action's own features (which option or recipe it is, the recipe's
-commands, whether it applies everywhere). A rule with nine options is then as likely at the
-start as one with one. It learns at test time by the same objective as an LLM policy:
-advantage-weighted log-likelihood with a KL penalty to the initial policy, uniform over the
-kinds and then within each.
+commands, whether it applies everywhere). At the start a kind's share grows with the logarithm
+of its number of actions, so a rule with nine options is hardly likelier than one with one,
+and the tens of thousands of recipes do not drown the rules. It learns at test time by the
+same objective as an LLM policy: advantage-weighted log-likelihood with a KL penalty to the
+initial policy, that prior over the kinds and then uniform within each.
 """
 
 from __future__ import annotations
@@ -105,8 +106,8 @@ class Menu(Sequence):
 @cache
 def _short_sequences() -> tuple[int, ...]:
     """The recipe sequences a language model's menu lists: a mapper alone (it cannot read 31,108 lines)."""
-    return tuple(index for index, recipe in enumerate(sequence_recipes()) if " " not in recipe and "," not in recipe
-                 and recipe.startswith("map="))
+    return tuple(index for index, recipe in enumerate(sequence_recipes())
+                 if recipe.startswith("map=") and " " not in recipe)
 
 
 class RewritePolicy:
@@ -186,7 +187,7 @@ class RewritePolicy:
         explicit = torch.tensor([self._parameters(entry.action, entry.choice == EVERYWHERE) for entry in menu.explicit]
                                 ).reshape(len(menu.explicit), -1)
         sequences = self._sequence_parameters()
-        if not isinstance(menu.sequences, range) or len(menu.sequences) != len(sequences):
+        if menu.sequences != range(len(sequences)):
             sequences = sequences[list(menu.sequences)]
         kinds = [position[self.kind_of(entry.action)] for entry in menu.explicit]
         kinds += [position[SEQUENCE_ACTION]] * len(menu.sequences)
@@ -246,8 +247,6 @@ class RewritePolicy:
         """The index in `menu` of the action a sample took, None when the menu does not hold it."""
         choice = sample.metadata.get("site")
         if sample.action == SEQUENCE_ACTION:
-            if isinstance(menu.sequences, range):
-                return len(menu.explicit) + choice if choice in menu.sequences else None
             return len(menu.explicit) + menu.sequences.index(choice) if choice in menu.sequences else None
         return next((index for index, entry in enumerate(menu.explicit)
                      if (entry.action, entry.choice) == (sample.action, choice)), None)

@@ -1,6 +1,6 @@
 """The report of `hdlrl optimize-suite`: every design under every arm and seed, and best-so-far curves.
 
-An arm is one way of spending the same budget (`ARMS` in `hdlrl.commands.optimize_suite`): TTT,
+An arm is one way of spending the same budget (`hdlrl.optimize.arms`): TTT,
 the same search frozen, best-of-N and random-action search. The table gives each design's PPA
 ratio per arm and seed with the geometric mean below; the curves give, per arm, the geometric
 mean over the designs of the best ratio reached after c gate calls (averaged over the seeds),
