@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from dataclasses import replace
 from pathlib import Path
 
@@ -12,7 +13,9 @@ from conftest import DESIGNS_DIR
 from hdlrl.design import load_design
 from hdlrl.cli import main
 from hdlrl.eda.synth.recipes import DEFAULT_RECIPE, RECIPES, recipe_fields, recipe_options, sequence_recipe
-from hdlrl.eda.synth.yosys import ABC_COMMANDS, ABC_MAPPERS, COARSE_PASSES, SynthOptions, abc_sequence_argument
+from hdlrl.eda.synth.yosys import (ABC_COMMANDS, ABC_MAPPERS, COARSE_PASSES, SynthOptions, abc_sequence_argument,
+                                   choices_conflict)
+from hdlrl.optimize.recipe_space import sequence_recipes
 from hdlrl.pdk import get_pdk
 from hdlrl.verify.gate_flow import load_gate_flow
 from hdlrl.evaluate.job import EvalJob, run_job
@@ -67,6 +70,24 @@ def test_every_vocabulary_word_synthesises_and_times(recipe: str, tmp_path: Path
     assert main(["eval", str(DESIGNS_DIR / "mult8"), "--recipe", recipe, "--json", "--no-cache"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["verified"] and result["ppa"]["area_um2"] > 0 and result["ppa"]["delay_ns"] > 0
+
+
+def test_abc_rewrites_nothing_on_choice_nodes_so_no_recipe_asks_it_to(tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture) -> None:
+    """ABC's rewrite, refactor and resub write no network after `dch` until balance, dc2 or
+    ifraig gives a plain AIG back: such a recipe is refused, and none is in the policy's space."""
+    design, liberty = load_design(DESIGNS_DIR / "mult8"), get_pdk("generic").liberty
+    def abc_runs(script: str) -> bool:
+        commands = f"read_verilog -sv {design.rtl[0]}; synth -top {design.top}; abc -liberty {liberty} -script +{script}"
+        return subprocess.run(["yosys", "-q", "-p", commands], cwd=tmp_path, capture_output=True).returncode == 0
+    assert not abc_runs("strash;dch,-f;rewrite;map") and abc_runs("strash;dch,-f;dc2;rewrite;map")
+    assert choices_conflict(("choices", "resub_z")) == "resub_z" and choices_conflict(("choices", "ifraig", "resub")) is None
+    with pytest.raises(ValueError, match="refactor cannot follow choices"):
+        recipe_fields("abc=choices,choices,refactor map=amap")
+    assert not any(choices_conflict(recipe_fields(recipe).get("abc_commands", ())) for recipe in sequence_recipes())
+    assert main(["eval", str(DESIGNS_DIR / "mult8"), "--recipe", "abc=choices,balance,resub_z map=nf", "--json",
+                 "--no-cache"]) == 0
+    assert json.loads(capsys.readouterr().out)["verified"]
 
 
 def test_eval_names_a_bad_recipe_in_one_line(capsys: pytest.CaptureFixture) -> None:

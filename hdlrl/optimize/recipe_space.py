@@ -1,8 +1,9 @@
 """The synthesis recipe sequences the embedded policy may propose, and the features it sees of each.
 
 Every recipe with at most one word-level Yosys pass, a sequence of up to `SEQUENCE_LENGTH` of
-ABC's optimisations and one of its mappers (`hdlrl.eda.synth.yosys`): 7 x 1111 x 4 = 31,108
-recipes, as DRiLLS and ABC-RL search over. A recipe's features are what it is made of (how
+ABC's optimisations that ABC can run (no rewriting on `dch`'s choice nodes: 985 of the 1,111)
+and one of its mappers (`hdlrl.eda.synth.yosys`): 7 x 985 x 4 = 27,580 recipes, as DRiLLS and
+ABC-RL search over. A recipe's features are what it is made of (how
 often each command occurs, which mapper and pass it uses, how long it is), so what a run learns
 about one recipe carries to every recipe that shares its parts.
 """
@@ -15,7 +16,7 @@ from functools import cache
 import torch
 
 from hdlrl.eda.synth.recipes import sequence_recipe
-from hdlrl.eda.synth.yosys import ABC_COMMANDS, ABC_MAPPERS, COARSE_PASSES
+from hdlrl.eda.synth.yosys import ABC_COMMANDS, ABC_MAPPERS, COARSE_PASSES, choices_conflict
 
 SEQUENCE_LENGTH = 3
 FEATURE_NAMES = (*(f"abc:{name}" for name in ABC_COMMANDS), *(f"map:{name}" for name in ABC_MAPPERS),
@@ -29,6 +30,7 @@ def _sequences() -> tuple[tuple[tuple[str, ...], tuple[str, ...], str], ...]:
                  for coarse in [(), *((name,) for name in COARSE_PASSES)]
                  for length in range(SEQUENCE_LENGTH + 1)
                  for commands in itertools.product(ABC_COMMANDS, repeat=length)
+                 if not choices_conflict(commands)
                  for mapper in ABC_MAPPERS)
 
 

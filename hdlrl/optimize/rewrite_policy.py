@@ -6,7 +6,7 @@ Its concrete actions, grouped in kinds:
   (`prefix_adder:kogge_stone`, `state_encoding:one_hot`) at one of their sites in the state's
   RTL or at all of them at once;
 - the named synthesis recipes of `hdlrl.eda.synth.recipes` (`synthesis:hierarchical`) are one kind;
-- the 31,108 recipe sequences of `hdlrl.optimize.recipe_space` (`synthesis:sequence`) are
+- the 27,580 recipe sequences of `hdlrl.optimize.recipe_space` (`synthesis:sequence`) are
   another: Yosys passes, ABC optimisations and a mapper, measured on the state's RTL.
 
 Which action pays depends on the design, so `hdlrl.policy.factored_softmax` picks a kind from
@@ -105,7 +105,7 @@ class Menu(Sequence):
 
 @cache
 def _short_sequences() -> tuple[int, ...]:
-    """The recipe sequences a language model's menu lists: a mapper alone (it cannot read 31,108 lines)."""
+    """The recipe sequences a language model's menu lists: a mapper alone (it cannot read 27,580 lines)."""
     return tuple(index for index, recipe in enumerate(sequence_recipes())
                  if recipe.startswith("map=") and " " not in recipe)
 

@@ -12,7 +12,7 @@ which ABC commands a sequence holds, whether a rewrite applies at every site):
 theta is shared by every action, so a reward for one recipe moves every recipe with the same
 commands: with tens of thousands of recipes, a policy that scored identities could not learn
 from a budget of 64. n_k is the number of actions of kind k in the state: a kind's share at the
-start grows with the logarithm of how many different actions it holds, so 31,108 recipe
+start grows with the logarithm of how many different actions it holds, so 27,580 recipe
 sequences are tried more often than a rule with one site, but do not drown it as they would
 under a uniform choice among actions. Training is the LLM policies' objective,
 advantage-weighted log-likelihood with an exact KL penalty to the initial policy pi_0

@@ -8,7 +8,8 @@ to `hdlrl eval --recipe`:
 - a name from `RECIPES`: `flow`, `abc_fast`, `abc_delay_target`, `hierarchical`;
 - a sequence: space-separated fields `coarse=PASS,...`, `abc=COMMAND,...`, `map=MAPPER` and
   `flatten=no`, from the vocabularies of `hdlrl.eda.synth.yosys`, for example
-  `coarse=share_aggressive abc=balance,rewrite_z,choices map=amap`. `abc=` needs `map=`.
+  `coarse=share_aggressive abc=balance,rewrite_z,choices map=amap`. `abc=` needs `map=`, and
+  rewrite, refactor and resub may not follow `choices` unless balance, dc2 or ifraig comes between.
 
 Knobs rarely pay alone (with Nangate45, `abc -D` targets gave the plain `abc` result on
 RTLLM's adders and multipliers and `abc -fast` was 1.6-3.8 x worse), which is what a learning
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from hdlrl.eda.synth.yosys import ABC_COMMANDS, ABC_MAPPERS, COARSE_PASSES, SynthOptions
+from hdlrl.eda.synth.yosys import ABC_COMMANDS, ABC_MAPPERS, COARSE_PASSES, SynthOptions, choices_conflict
 
 DEFAULT_RECIPE = "flow"
 # name -> the SynthOptions fields it sets on top of the flow's synthesis options
@@ -63,6 +64,10 @@ def recipe_fields(recipe: str) -> dict:
         raise ValueError(f"empty synthesis recipe {recipe!r}")
     if "abc_commands" in fields and "abc_mapper" not in fields:
         raise ValueError(f"synthesis recipe {recipe!r}: abc= needs map= to end the sequence")
+    misplaced = choices_conflict(fields.get("abc_commands", ()))
+    if misplaced:
+        raise ValueError(f"synthesis recipe {recipe!r}: {misplaced} cannot follow choices "
+                         "without balance, dc2 or ifraig between (ABC writes no network)")
     return fields
 
 

@@ -53,6 +53,10 @@ ABC_COMMANDS = {
     "refactor": "refactor", "refactor_z": "refactor -z", "resub": "resub", "resub_z": "resub -z",
     "dc2": "dc2", "ifraig": "ifraig", "choices": "dch -f",
 }
+# `dch` leaves an AIG with choice nodes, on which ABC's rewriting commands write no network (Yosys
+# then stops: "Can't open ABC output file"); balance, dc2 and ifraig give a plain AIG back.
+NEED_PLAIN_AIG = frozenset({"rewrite", "rewrite_z", "refactor", "refactor_z", "resub", "resub_z"})
+GIVE_PLAIN_AIG = frozenset({"balance", "dc2", "ifraig"})
 # ABC's technology mappers to the liberty's cells; {D} is Yosys's delay target, empty without -D.
 ABC_MAPPERS = {
     "nf": "&get -n; &nf {D}; &put",  # the delay-oriented mapper of Yosys's own script
@@ -78,6 +82,19 @@ class SynthOptions:
     def __post_init__(self):
         if self.abc_commands and self.abc_mapper is None:
             raise ValueError("abc_commands need an abc_mapper to end the sequence")
+        misplaced = choices_conflict(self.abc_commands)
+        if misplaced:
+            raise ValueError(f"abc command {misplaced} cannot follow choices without balance, dc2 or ifraig between")
+
+
+def choices_conflict(commands: tuple[str, ...]) -> str | None:
+    """The first command that would run on `dch`'s choice nodes and cannot, else None."""
+    with_choices = False
+    for command in commands:
+        if with_choices and command in NEED_PLAIN_AIG:
+            return command
+        with_choices = command == "choices" or (with_choices and command not in GIVE_PLAIN_AIG)
+    return None
 
 
 def abc_sequence_argument(options: SynthOptions) -> str:
