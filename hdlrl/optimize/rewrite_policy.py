@@ -114,7 +114,7 @@ class RewritePolicy:
     name = "rewrite"
     trainable = True
 
-    def __init__(self, learning_rate: float = 0.05, action_features: bool = True, state_features: bool = True):
+    def __init__(self, learning_rate: float = 0.2, action_features: bool = True, state_features: bool = True):
         """`action_features=False` (an ablation) keeps every action of a kind equally likely for
         good; `state_features=False` picks kinds by a learned bias alone, blind to the design."""
         self.action_features, self.state_features = action_features, state_features
