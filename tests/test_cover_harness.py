@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from hdlrl.cover.coverage import CoveragePoint, merge_counts, summarise
-from hdlrl.cover.harness import HarnessSpec, build_harness
+from hdlrl.cover.harness import HarnessBuildError, HarnessSpec, build_harness, mutant_named_in
 from hdlrl.cover.corpus import Entry, greedy_cover
 from hdlrl.cover.stimulus import StimulusSpace, parse_program, render
 from hdlrl.cover.unreachable import unreachable_points
@@ -56,6 +56,21 @@ def test_a_run_reports_coverage_outputs_and_kills(traffic) -> None:
     assert all(CoveragePoint.from_id(point.id) == point for point in points)
     assert len(spec.mutants) - 1 not in run.killed  # the copy of the reference survives
     assert run.killed and all(cycle >= stimulus.first_compared for cycle in run.killed.values())
+
+
+def test_a_mutant_verilator_cannot_build_is_named_by_the_build_error(traffic) -> None:
+    """Verilator 5.006 refuses blocking and non-blocking assignments to one variable, which a
+    mutant may write; the error names the mutant's wires, so the run drops that mutant alone."""
+    design, interface, space, _, _, folder = traffic
+    reference = design.rtl[0].read_text()
+    mixed = reference.replace("timer <= 4'd0;", "timer = 4'd0;", 1)
+    assert mixed != reference
+    spec = HarnessSpec(design, interface, space.ports, (),
+                       ({"rtl/traffic_light.v": reference}, {"rtl/traffic_light.v": mixed}))
+    with pytest.raises(HarnessBuildError) as error:
+        build_harness(spec, folder / "mixed")
+    assert mutant_named_in(str(error.value)) == 1
+    assert mutant_named_in("hdlrl_cover_tb.v:9: syntax error") is None
 
 
 def test_a_long_hold_reaches_the_saturating_branch(traffic) -> None:

@@ -211,6 +211,13 @@ class HarnessBuildError(Exception):
     """The harness could not be built; the message is one line."""
 
 
+def mutant_named_in(error: str) -> int | None:
+    """The index of the mutant a build error is about: named by its file, or (once Verilator has
+    inlined it into the harness) by its instance's wires; None when the error names no mutant."""
+    culprit = re.search(r"mutants/(\d+)/|hdlrl_mutant(\d+)_", error)
+    return int(culprit[1] or culprit[2]) if culprit else None
+
+
 def build_harness(spec: HarnessSpec, folder: Path, simulator: str = "verilator", sandbox: bool | None = None,
                   time_s: float = 600) -> Harness:
     """Build (or reuse, when `folder` holds a build of the same spec) the harness in `folder`."""

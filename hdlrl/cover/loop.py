@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import secrets
 import warnings
 from concurrent.futures import ThreadPoolExecutor
@@ -33,7 +32,8 @@ from hdlrl.cover.coverage import CoveragePoint, MetricSummary, merge_counts, sum
 from hdlrl.cover.cover_flow import CoverFlow
 from hdlrl.cover.coverage_yaml import load_covergroups
 from hdlrl.cover.functional import FunctionalCoverage, fraction, merge_hits, sampled_expressions, scoped
-from hdlrl.cover.harness import Harness, HarnessBuildError, HarnessRun, HarnessSpec, build_harness, spec_digest
+from hdlrl.cover.harness import (Harness, HarnessBuildError, HarnessRun, HarnessSpec, build_harness, mutant_named_in,
+                                 spec_digest)
 from hdlrl.cover.mutants import CoverMutant, cover_mutants
 from hdlrl.cover.steer import steering_values
 from hdlrl.cover.stimulus import ProgramError, StimulusProgram, StimulusSpace, parse_program, render
@@ -56,6 +56,12 @@ from hdlrl.verify.interface import InterfaceError, read_interface
 # at all earns REFUSED_REWARD, so a model that cannot write programs yet still learns the format.
 REFUSED_REWARD = -1.0
 _UNCOVERED_SHOWN = 40
+
+
+def targets_met(fractions: dict[str, float | None], targets: dict[str, float]) -> bool:
+    """Every target holds (LLM4Cov's pass rule); a metric that was not measured meets none."""
+    return all(fractions.get(metric) is not None and fractions[metric] >= target - 1e-12
+               for metric, target in targets.items())
 
 
 @dataclass
@@ -142,9 +148,9 @@ class CoverRun:
         try:
             return build_harness(spec, folder, simulator, self.sandbox)
         except HarnessBuildError as error:
-            culprit = re.search(r"mutants/(\d+)/", str(error))
-            if culprit and int(culprit[1]) < len(self.mutants):
-                self.unbuildable.append(self.mutants.pop(int(culprit[1])))
+            index = mutant_named_in(str(error))
+            if index is not None and index < len(self.mutants):
+                self.unbuildable.append(self.mutants.pop(index))
                 return self._build(simulator)
             if simulator != "verilator":
                 raise
@@ -256,13 +262,12 @@ class CoverRun:
     @property
     def targets(self) -> dict[str, float]:
         """The flow's targets, each overridden where the design's `coverage_targets` names the metric
-        (CVDP's pass rule: per-metric targets per design)."""
-        return {**self.flow.targets, **dict(self.design.coverage_targets)}
+        (CVDP's pass rule: per-metric targets per design); no functional target without covergroups."""
+        targets = {**self.flow.targets, **dict(self.design.coverage_targets)}
+        return {metric: target for metric, target in targets.items() if metric != "functional" or self.groups}
 
     def targets_met(self) -> bool:
-        fractions = self.fractions()
-        return all(fractions.get(metric) is None or fractions[metric] >= target - 1e-12
-                   for metric, target in self.targets.items())
+        return targets_met(self.fractions(), self.targets)
 
     def examine_uncovered(self) -> None:
         """Try to show each uncovered point not tried before unreachable (`hdlrl.cover.unreachable`);

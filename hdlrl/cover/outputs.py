@@ -28,7 +28,7 @@ from hdlrl.checkpoint import SUMMARY
 from hdlrl.cover.coverage import CoveragePoint, merge_counts, read_coverage_file, summarise
 from hdlrl.cover.functional import fraction, merge_hits
 from hdlrl.cover.corpus import Entry, greedy_cover
-from hdlrl.cover.loop import CoverRun
+from hdlrl.cover.loop import CoverRun, targets_met
 from hdlrl.cover.report import COVERAGE_FILE, write_cover_report
 from hdlrl.cover.stimulus import parse_program, render
 from hdlrl.cover.testbench import ReplayFiles, write_replay
@@ -177,9 +177,7 @@ def write_outputs(run: CoverRun) -> dict:
         "simulations": run.state.simulations, "proposed": run.proposed, "refused": run.state.refused,
         "final_programs": len(final.entries), "final_cycles": final.files.cycles, "final_dropped": final.dropped,
         "unreachable": len(run.state.unreachable), "targets": run.targets,
-        "targets_met": all((totals.get(metric, {}).get("fraction") or 0.0) >= target - 1e-12
-                           for metric, target in run.targets.items()
-                           if totals.get(metric, {}).get("fraction") is not None),
+        "targets_met": targets_met({metric: entry.get("fraction") for metric, entry in totals.items()}, run.targets),
         "testbench": str(final.files.testbench),
         "replay": str(final.files.run_script),
         "coverage_file": str(run.run_dir / COVERAGE_FILE),
