@@ -160,6 +160,8 @@ def build_parser() -> argparse.ArgumentParser:
     cover.add_argument("--json", action="store_true", help="print the summary as JSON")
     cover.add_argument("--resume", action="store_true", help="continue the run in --out from its last checkpoint")
     cover.add_argument("--no-sandbox", action="store_true", help="run tools without bubblewrap")
+    cover.add_argument("--grade", type=Path, metavar="STIMULUS",
+                       help="grade these stimulus programs (JSON) against the coverage targets: exit 0 pass, 1 fail")
 
     compare = commands.add_parser("cover-compare", help="stimulus policies side by side: coverage per simulation")
     compare.add_argument("designs", type=Path, nargs="+", metavar="DESIGN_DIR")

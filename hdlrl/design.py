@@ -15,14 +15,11 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field
 
-from hdlrl.config import Bounded, Fraction, Identifier, PathList, Positive, Simulator, Text, schema, validate
+from hdlrl.config import Bounded, Identifier, PathList, Positive, Simulator, Text, schema, validate
 from hdlrl.errors import HdlrlError
 from hdlrl.yamlfile import LocatedYaml, load_yaml
 
 DESIGN_FILE = "design.yaml"
-
-
-CoverageMetric = Literal["line", "branch", "toggle", "functional"]
 
 
 def _regular_expression(pattern: str) -> str:
@@ -86,7 +83,6 @@ class Design:
     data_files: tuple[Path, ...] = ()
     include_dirs: tuple[Path, ...] = ()
     objective: Objective = field(default_factory=Objective)
-    coverage_targets: tuple[tuple[str, float], ...] = ()  # per metric, over the flow's (`hdlrl cover`)
 
     @property
     def is_combinational(self) -> bool:
@@ -127,7 +123,6 @@ class DesignFile:
     objective: Objective = field(default_factory=Objective)
     data_files: PathList = ()
     include_dirs: PathList = ()
-    coverage_targets: dict[CoverageMetric, Fraction] = field(default_factory=dict)
 
 
 def _files(document: LocatedYaml, written: tuple[str, ...], field_path: str, root: Path) -> tuple[Path, ...]:
@@ -180,5 +175,4 @@ def load_design(design_dir: str | Path) -> Design:
         data_files=_files(document, written.data_files, "data_files", root),
         include_dirs=_files(document, written.include_dirs, "include_dirs", root),
         objective=written.objective,
-        coverage_targets=tuple(written.coverage_targets.items()),
     )

@@ -336,6 +336,8 @@ def test_scoped_prefixes_the_dut_identifiers_only(expression: str, expected: str
              signal: s
              bins: [{name: 3, value: 3}]
      """, 6, "bins[0].name: must be text, got 3"),
+    ("targets: {lines: 0.9}\n", 1, "targets.lines: must be 'line', 'branch', 'toggle' or 'functional'"),
+    ("targets:\n  line: 95\n", 2, "targets.line: must be less than or equal to 1, got 95"),
 ])
 def test_a_bad_coverage_file_names_file_and_line(tmp_path: Path, text: str, line: int, message: str) -> None:
     with pytest.raises(HdlrlError) as raised:

@@ -49,9 +49,6 @@ def test_valid_design_loads(tmp_path: Path) -> None:
     assert design.clocks[0].period_ns == 5.0
     assert design.reset.polarity == "low" and design.reset.kind == "async"
     assert not design.is_combinational
-    assert design.coverage_targets == ()
-    targeted = load_design(write_design(tmp_path, VALID + "coverage_targets: {line: 1.0, toggle: 0.8}\n"))
-    assert dict(targeted.coverage_targets) == {"line": 1.0, "toggle": 0.8}
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -65,14 +62,12 @@ def test_valid_design_loads(tmp_path: Path) -> None:
     (VALID.replace("pass_pattern: PASS", "pass_pattern: '(unclosed'"), r"testbench.pass_pattern: invalid regular"),
     (VALID.replace("clocks:\n", "clocks: [\n"), r"design.yaml:\d+: invalid YAML"),
     (VALID.replace("testbench:", "testbench: 7\nx:"), r"design.yaml:\d+: "),
-    (VALID + "coverage_targets: {lines: 0.9}\n", r"design.yaml:11: coverage_targets.lines: must be 'line', 'branch', 'toggle' or 'functional'"),
     (VALID.replace("period_ns: 5", "period_ns: .inf"), r"design.yaml:9: clocks\[0\].period_ns: must be a finite number"),
     (VALID.replace("period_ns: 5", "period_ns: .nan"), r"design.yaml:9: clocks\[0\].period_ns: must be a finite number"),
     (VALID.replace("period_ns: 5", "period_ns: '5'"), r"design.yaml:9: clocks\[0\].period_ns: must be a number"),
     (VALID.replace("clocks:\n", "clocks: &one\n") + "x: *one\n", r"design.yaml:8: YAML anchors and aliases are refused"),
     (VALID + "description: " + "[" * 40 + "]" * 40 + "\n", r"design.yaml:11: nested deeper than 32 levels"),
     (VALID.replace("testbench:\n", "testbench:\n  module: tests\n"), r"design.yaml:\d+: "),
-    (VALID + "coverage_targets: {line: 95}\n", r"design.yaml:11: coverage_targets.line: must be less than or equal to 1, got 95"),
 ])
 def test_malformed_design_yaml_names_file_line_and_field(tmp_path: Path, text: str, expected: str) -> None:
     write_design(tmp_path, text)

@@ -5,15 +5,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 
 from hdlrl.checkpoint import refuse_unfinished
-from hdlrl.cover.cover_flow import DEFAULT_COVER_FLOW, load_cover_flow
+from hdlrl.cover.cover_flow import DEFAULT_COVER_FLOW, CoverFlow, load_cover_flow
 from hdlrl.cover.harness import HarnessBuildError
 from hdlrl.cover.loop import CoverRun
 from hdlrl.cover.outputs import write_outputs
-from hdlrl.design import load_design
+from hdlrl.design import Design, load_design
 from hdlrl.errors import HdlrlError
 from hdlrl.cover.directed_policy import EMBEDDED_POLICIES
 from hdlrl.policy import make_policy, policy_options
@@ -24,9 +24,32 @@ def _percent(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f} %"
 
 
+def run_grade(design: Design, flow: CoverFlow, arguments: argparse.Namespace) -> int:
+    """`--grade STIMULUS`: pass (0) only when every coverage target holds, else fail (1)."""
+    from hdlrl.cover.grade import grade
+
+    run_dir = (arguments.out or Path("runs") / f"grade-{design.name}").resolve()
+    refuse_unfinished(run_dir)
+    try:
+        result = grade(design, flow, arguments.grade, run_dir, False if arguments.no_sandbox else None)
+    except HarnessBuildError as error:
+        raise HdlrlError(f"the coverage harness does not build: {error}", design.root) from None
+    if arguments.json:
+        print(json.dumps(asdict(result), indent=2))
+    else:
+        print(text_table(("metric", "target", "measured", "verdict"),
+                         [(metric.metric, _percent(metric.target), _percent(metric.measured),
+                           "met" if metric.met else "not met" if metric.measured is not None else "not measured")
+                          for metric in result.metrics]))
+        print(f"{design.name}: {'PASS' if result.passed else 'FAIL'} ({result.programs} programs on {result.simulator})")
+    return 0 if result.passed else 1
+
+
 def run_cover(arguments: argparse.Namespace) -> int:
     design = load_design(arguments.design)
     flow = load_cover_flow(arguments.flow or DEFAULT_COVER_FLOW)
+    if arguments.grade:
+        return run_grade(design, flow, arguments)
     flow = replace(flow, objective=arguments.objective, **({"budget": arguments.budget} if arguments.budget is not None else {}))
     run_dir = arguments.out or Path("runs") / f"cover-{design.name}-{arguments.policy.replace(':', '_')}-seed{arguments.seed}"
     run_dir = run_dir.resolve()  # tools and the replay check run from other folders

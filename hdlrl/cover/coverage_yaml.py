@@ -25,6 +25,9 @@ covergroups:
     crosses:                  # optional
       - name: op_by_zero
         coverpoints: [op, zero]   # two or more coverpoints of this group
+targets:                      # optional: per metric, over flows/cover.yaml's (what --grade checks)
+  line: 1.0
+  functional: 1.0
 ```
 
 Names are identifiers (bin names may also be plain numbers, quoted in the YAML: `name: "3"`), so
@@ -44,7 +47,8 @@ from typing import Annotated, Any, Protocol
 
 from pydantic import AfterValidator, BeforeValidator, Field
 
-from hdlrl.config import Count, Identifier, Text, load_config, schema
+from hdlrl.config import Count, Fraction, Identifier, Text, load_config, schema
+from hdlrl.cover.cover_flow import CoverMetric
 from hdlrl.cover.functional import Bin, Covergroup, Coverpoint, Cross
 from hdlrl.design import DESIGN_FILE, load_design
 from hdlrl.hdl.lexer import tokenize
@@ -162,7 +166,8 @@ class CovergroupFile:
 class CoverageFile:
     """coverage.yaml as written."""
 
-    covergroups: Annotated[list[CovergroupFile], Field(min_length=1, max_length=MAX_GROUPS)]
+    covergroups: Annotated[list[CovergroupFile], Field(max_length=MAX_GROUPS)] = field(default_factory=list)
+    targets: dict[CoverMetric, Fraction] = field(default_factory=dict)
 
 
 class _Named(Protocol):
@@ -255,6 +260,12 @@ def _group(document: LocatedYaml, written: CovergroupFile, where: str, clocks: t
     crosses = tuple(_cross(document, cross, f"{where}.crosses[{index}]", points)
                     for index, cross in enumerate(written.crosses))
     return Covergroup(written.name, written.clock, written.condition, tuple(points.values()), crosses)
+
+
+def load_coverage_targets(design_root: Path) -> dict[str, float]:
+    """The per-metric targets of `design_root/coverage.yaml` (`hdlrl cover --grade`); {} without the file."""
+    path = Path(design_root) / COVERAGE_FILE
+    return dict(load_config(path, CoverageFile)[0].targets) if path.is_file() else {}
 
 
 def load_covergroups(design_root: Path) -> list[Covergroup]:

@@ -30,7 +30,7 @@ from pathlib import Path
 from hdlrl.cover.corpus import Entry
 from hdlrl.cover.coverage import CoveragePoint, MetricSummary, merge_counts, summarise
 from hdlrl.cover.cover_flow import CoverFlow
-from hdlrl.cover.coverage_yaml import load_covergroups
+from hdlrl.cover.coverage_yaml import load_coverage_targets, load_covergroups
 from hdlrl.cover.functional import FunctionalCoverage, fraction, merge_hits, sampled_expressions, scoped
 from hdlrl.cover.harness import (Harness, HarnessBuildError, HarnessRun, HarnessSpec, build_harness, mutant_named_in,
                                  spec_digest)
@@ -58,10 +58,14 @@ REFUSED_REWARD = -1.0
 _UNCOVERED_SHOWN = 40
 
 
+def target_met(measured: float | None, target: float) -> bool:
+    """A target holds when its metric was measured and reaches it: one not measured meets none."""
+    return measured is not None and measured >= target - 1e-12
+
+
 def targets_met(fractions: dict[str, float | None], targets: dict[str, float]) -> bool:
-    """Every target holds (LLM4Cov's pass rule); a metric that was not measured meets none."""
-    return all(fractions.get(metric) is not None and fractions[metric] >= target - 1e-12
-               for metric, target in targets.items())
+    """Every target holds (LLM4Cov's pass rule)."""
+    return all(target_met(fractions.get(metric), target) for metric, target in targets.items())
 
 
 @dataclass
@@ -261,9 +265,9 @@ class CoverRun:
 
     @property
     def targets(self) -> dict[str, float]:
-        """The flow's targets, each overridden where the design's `coverage_targets` names the metric
+        """The flow's targets, each overridden where the design's coverage.yaml names the metric
         (CVDP's pass rule: per-metric targets per design); no functional target without covergroups."""
-        targets = {**self.flow.targets, **dict(self.design.coverage_targets)}
+        targets = {**self.flow.targets, **load_coverage_targets(self.design.root)}
         return {metric: target for metric, target in targets.items() if metric != "functional" or self.groups}
 
     def targets_met(self) -> bool:
