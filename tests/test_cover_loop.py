@@ -65,6 +65,8 @@ def test_cover_reaches_the_targets_and_leaves_a_replayable_testbench(small_flow:
                if point["metric"] in ("line", "branch") and not point["unreachable"])
     replay = subprocess.run([str(out / "replay" / "run.sh")], capture_output=True, text=True, cwd=tmp_path)
     assert replay.returncode == 0 and "REPLAY PASSED" in replay.stdout
+    assert Path(summary["lcov"]).resolve() == (out / "coverage.info").resolve()  # lcov, for genhtml and CI services
+    assert "SF:" in (out / "coverage.info").read_text()
 
 
 class ScriptedPolicy:
@@ -146,6 +148,7 @@ def test_icarus_gives_functional_coverage_and_kills_only(small_flow: Path, tmp_p
     summary = json.loads(captured.out)
     assert "which has no code coverage" in captured.err
     assert summary["simulator"] == "icarus" and summary["line"] is None and summary["toggle"] is None
+    assert summary["lcov"] is None
     assert not summary["targets_met"]  # the line and branch targets were not measured, so they do not hold
     assert summary["functional"] > 0.5 and summary["mutation_score"] > 0.5
     assert summary["replay_check"]["passes_on_reference"]

@@ -138,6 +138,10 @@ def test_the_coverage_script_reproduces_the_harness_coverage(replayed: Replayed,
         assert summary.total and abs(ours[metric].fraction - summary.fraction) <= 0.01, (metric, ours, theirs)
         assert f"{metric:<7} {ours[metric].hit}/{ours[metric].total} " in result.stdout, result.stdout
     assert (tmp_path / "coverage" / "annotated").is_dir()
+    lcov = (tmp_path / "coverage" / "coverage.info").read_text()  # verilator_coverage --write-info
+    assert lcov.startswith("TN:") and "\nSF:" in lcov and "\nDA:" in lcov and lcov.rstrip().endswith("end_of_record")
+    assert {line.partition(":")[2].rpartition("/")[2] for line in lcov.splitlines() if line.startswith("SF:")} \
+        >= {path.name for path in replayed.design.rtl}
 
 
 @needs_tools

@@ -6,6 +6,8 @@ harness to record the reference's outputs, and from those runs come
 - `testbench/` and `replay/`: the standalone, self-checking testbench (`hdlrl.cover.testbench`);
 - `coverage.json`: totals per metric, every point and bin with its count, the unreachable
   points left out and why, the mutants and which program killed each, the coverage curve;
+- `coverage.info`: the replay's Verilator line coverage as lcov, what `genhtml` and CI
+  coverage services read (when the harness gave code coverage);
 - `summary.json`: the figures `--json` prints, among them what the emitted testbench itself
   does when run alone (`replay_check`): it passes on the reference, fails on how many live
   mutants, and reproduces which coverage, from a clean directory.
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import warnings
 import tempfile
@@ -36,6 +39,7 @@ from hdlrl.errors import HdlrlError
 from hdlrl.hdl.design_files import write_mutant
 
 REPLAY_HIERARCHY = "TOP.hdlrl_replay_tb.hdlrl_dut"
+LCOV_FILE = "coverage.info"  # the replayed code coverage as lcov (`verilator_coverage --write-info`)
 
 
 @dataclass
@@ -150,6 +154,7 @@ def check_replay(run: CoverRun, final: FinalSet) -> dict:
         if run.harness.code_coverage:
             subprocess.run([str(final.files.coverage_script), str(folder / "coverage")], cwd=folder,
                            capture_output=True, text=True, timeout=1200, check=True)
+            shutil.copyfile(folder / "coverage" / "coverage.info", run.run_dir / LCOV_FILE)
             replayed = summarise(read_coverage_file(folder / "coverage" / "coverage.dat",
                                                     final.files.testbench.parent / "rtl", REPLAY_HIERARCHY),
                                  frozenset(run.state.unreachable))
@@ -183,6 +188,7 @@ def write_outputs(run: CoverRun) -> dict:
         "coverage_file": str(run.run_dir / COVERAGE_FILE),
         "replay_check": check_replay(run, final),
     }
+    summary["lcov"] = str(run.run_dir / LCOV_FILE) if (run.run_dir / LCOV_FILE).is_file() else None
     (run.run_dir / SUMMARY).write_text(json.dumps(summary, indent=1))
     write_cover_report(run.run_dir)
     return summary

@@ -251,6 +251,7 @@ for ((stimulus = 0; stimulus < {stimuli}; stimulus++)); do
 done
 verilator_coverage --write "$out/coverage.dat" "$build"/stimulus*.dat
 verilator_coverage --annotate-min 1 --annotate "$out/annotated" "$out/coverage.dat"
+verilator_coverage --write-info "$out/coverage.info" "$out/coverage.dat"
 awk '
     /^C / {{
         count = $NF; key = substr($0, 4, length($0) - length(count) - 5)
@@ -271,7 +272,7 @@ awk '
             if (total[metric]) printf "%-7s %d/%d (%.1f%%)\\n", metric, hit[metric], total[metric], 100 * hit[metric] / total[metric]
         }}
     }}' "$out/coverage.dat"
-echo "coverage.dat and annotated sources in $out"
+echo "coverage.dat, coverage.info (lcov) and annotated sources in $out"
 """
 
 _README = """\
@@ -279,7 +280,8 @@ Replay of the final stimulus set of `hdlrl cover` ({cycles} cycles, {stimuli} st
 - `run.sh [DUT.v ...]`: Icarus (`iverilog -g2012`) replay on the given DUT sources, default the reference copy in
   `../testbench/rtl`; exit 1 and the stimulus, cycle, output and values at the first mismatch, else 0.
 - `coverage.sh [OUT_DIR]`: Verilator line and toggle coverage of the reference copy on the same replay; writes
-  `OUT_DIR/coverage.dat` (default `./replay-coverage`) and `OUT_DIR/annotated`, prints line/branch/toggle as hdlrl does.
+  `OUT_DIR/coverage.dat` (default `./replay-coverage`), `OUT_DIR/coverage.info` (lcov: `genhtml` makes a web page of
+  it) and `OUT_DIR/annotated`, prints line/branch/toggle as hdlrl does.
 """
 
 
