@@ -2,11 +2,12 @@
 
 A stimulus program is a few segments (`hdlrl.cover.stimulus`); each segment is one action, a
 generator and a length: random, corner values, held values, sparse or dense bits, protocol
-bursts of the control inputs, a reset, or `steer` (hold the input values that plausibly reach
-an uncovered branch or bin, from `CoverState.steering`). Which generators pay depends on the
-design and on how far coverage has come, so the logits are linear in the coverage fractions
-reached so far and learn, at test time, from the coverage each program gained by the same
-objective as every policy here (`hdlrl.policy.linear_softmax`):
+bursts of the control inputs, a reset, `steer` (hold the input values that plausibly reach
+an uncovered branch or bin, from `CoverState.steering`), or `solve` (a reset, then the input
+sequence a model checker found to reach an uncovered item, from `CoverState.witnesses`).
+Which generators pay depends on the design and on how far coverage has come, so the logits
+are linear in the coverage fractions reached so far and learn, at test time, from the
+coverage each program gained by the same objective as every policy here (`hdlrl.policy.linear_softmax`):
 
     pi(a | x) = softmax_a(W x),  x = (line, branch, toggle, functional coverage, 1)
     log pi(program | x) = sum over its segments s of log pi(a_s | x)
@@ -26,6 +27,7 @@ from hdlrl.policy.linear_softmax import Decision, LinearSoftmax
 STATE_FILE = "cdg_policy.pt"
 SEGMENT_GENERATORS = ("random", "corner", "hold", "sparse", "dense", "burst", "reset", "steer")
 LENGTHS = (16, 64, 256)
+SOLVE_ACTION = "solve"
 _FEATURES = ("line", "branch", "toggle", "functional")
 
 
@@ -40,19 +42,25 @@ class CoverageDirectedPolicy:
     def __init__(self, segments: int = 6, learning_rate: float = 0.05):
         self.segments = segments
         self.actions = [f"{generator}:{length}" for generator in SEGMENT_GENERATORS for length in LENGTHS]
+        self.actions.append(SOLVE_ACTION)
         self.softmax = LinearSoftmax(self.actions, len(_FEATURES) + 1, learning_rate)
 
     def _available(self, state: CoverState) -> list[bool]:
-        """`steer` needs something to steer to, `reset` a reset input."""
+        """`steer` needs something to steer to, `solve` a solved sequence, `reset` a reset input."""
         return [not (action.startswith("steer:") and not state.steering) and
+                not (action == SOLVE_ACTION and not state.witnesses) and
                 not (action.startswith("reset:") and state.reset is None) for action in self.actions]
 
-    def _segment(self, action: str, state: CoverState, generator: random.Random) -> tuple[Segment, str | None]:
+    def _segments(self, action: str, state: CoverState, generator: random.Random) -> tuple[list[Segment], str | None]:
         name, _, length = action.partition(":")
-        if name != "steer":
-            return Segment(name, int(length)), None
-        target = generator.choice(sorted(state.steering))
-        return Segment("hold", int(length), values=tuple(sorted(state.steering[target].items()))), target
+        if name == "steer":
+            target = generator.choice(sorted(state.steering))
+            return [Segment("hold", int(length), values=tuple(sorted(state.steering[target].items())))], target
+        if name == SOLVE_ACTION:  # the sequence starts from reset, as the model checker's did
+            target = generator.choice(sorted(state.witnesses))
+            rows = tuple(tuple(sorted(row.items())) for row in state.witnesses[target])
+            return [Segment("reset", 1), Segment("vectors", len(rows), vectors=rows)], target
+        return [Segment(name, int(length))], None
 
     def sample(self, state: CoverState, k: int, rng_seed: int) -> list[Sample]:
         """`k` programs of `segments` actions drawn from pi, each with its own render seed."""
@@ -63,8 +71,8 @@ class CoverageDirectedPolicy:
         samples = []
         for index in range(k):
             chosen = generator.choices(range(len(self.actions)), weights=probabilities, k=self.segments)
-            built = [self._segment(self.actions[choice], state, generator) for choice in chosen]
-            program = StimulusProgram(tuple(segment for segment, _ in built))
+            built = [self._segments(self.actions[choice], state, generator) for choice in chosen]
+            program = StimulusProgram(tuple(segment for segments, _ in built for segment in segments))
             samples.append(Sample({}, program.to_json(), float(log_policy[chosen].sum()),
                                   "+".join(self.actions[choice] for choice in chosen),
                                   {"seed": rng_seed * 1000 + index, "actions": chosen,

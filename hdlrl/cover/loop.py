@@ -35,6 +35,7 @@ from hdlrl.cover.functional import FunctionalCoverage, fraction, merge_hits, sam
 from hdlrl.cover.harness import (Harness, HarnessBuildError, HarnessRun, HarnessSpec, build_harness, mutant_named_in,
                                  spec_digest)
 from hdlrl.cover.mutants import CoverMutant, cover_mutants
+from hdlrl.cover.solve import bin_targets, code_target, solve, top_module_line
 from hdlrl.cover.steer import steering_values
 from hdlrl.cover.stimulus import ProgramError, StimulusProgram, StimulusSpace, parse_program, render
 from hdlrl.cover.unreachable import unreachable_points
@@ -82,6 +83,7 @@ class CoverRunState:
     feedback: list[str] = field(default_factory=list)
     unreachable: dict[str, str] = field(default_factory=dict)  # point id -> why no stimulus can reach it
     examined: list[str] = field(default_factory=list)  # uncovered point ids already tried for unreachability
+    witnesses: dict[str, list[dict[str, int]] | None] = field(default_factory=dict)  # item -> solved inputs; None: none
 
 
 @dataclass
@@ -138,6 +140,8 @@ class CoverRun:
         self.sampled = tuple(scoped(expression, "hdlrl_dut") for expression in expressions)
         self.harness: Harness = self._build(self.flow.simulator)
         self.clock = self.design.clocks[0].name if self.design.clocks else None
+        top = top_module_line(self.sources, self.design.top)
+        self.bin_targets = bin_targets(self.groups, *top) if top else {}
 
     def _build(self, simulator: str) -> Harness:
         """One build per distinct harness, shared by every run of it (policies, seeds, resumed runs).
@@ -293,10 +297,25 @@ class CoverRun:
         inputs = {port.name: port.width for port in self.space.ports}
         steering = {point_id: values for point_id in uncovered_code
                     if (values := steering_values(point_id, self.sources, inputs))}
+        uncovered = [*uncovered_code, *uncovered_bins]
+        if self.loop.state.step >= 1:  # the generators had a go: what is left may need a solver
+            self.solve_some(uncovered)
+        witnesses = {item: rows for item in uncovered if (rows := self.state.witnesses.get(item))}
         return CoverState(self.design.name, self.design.description, self.sources, inputs,
                           self.space.reset.name if self.space.reset else None, self.fractions(),
-                          [*uncovered_code, *uncovered_bins][:_UNCOVERED_SHOWN], steering,
-                          list(self.state.feedback), f"step{self.loop.state.step}")
+                          uncovered[:_UNCOVERED_SHOWN], steering, list(self.state.feedback),
+                          f"step{self.loop.state.step}", witnesses)
+
+    def solve_some(self, uncovered: list[str]) -> None:
+        """Model-check the first `solves_per_step` uncovered items not tried before; each keeps
+        its input sequence, or None where no sequence was found (`hdlrl.cover.solve`)."""
+        untried = [item for item in uncovered if item not in self.state.witnesses][:self.flow.solves_per_step]
+        for item in untried:
+            is_bin = item in self.functional_model.counts
+            target = self.bin_targets.get(item) if is_bin else code_target(item, self.sources)
+            self.state.witnesses[item] = None if target is None else solve(
+                self.design, target, self.space.ports, self.run_dir / "solve" / str(len(self.state.witnesses)),
+                self.flow.solve_depth, self.flow.solve_time_s, self.sandbox)
 
     # ------------------------------------------------------------------ the job
 

@@ -78,6 +78,7 @@ class CoverState:
     steering: dict[str, dict[str, int]] = field(default_factory=dict)  # uncovered item -> input values likely to hit it
     feedback: list[str] = field(default_factory=list)  # why the policy's last programs were refused
     state_id: str = ""
+    witnesses: dict[str, list[dict[str, int]]] = field(default_factory=dict)  # uncovered item -> solved inputs
 
     def messages(self) -> list[dict[str, str]]:
         return [{"role": "system", "content": STIMULUS_SYSTEM_PROMPT},

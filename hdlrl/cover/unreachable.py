@@ -77,7 +77,9 @@ def _declared_width(tokens: list[Token], name: str) -> int | None:
 
 def _skip_statement(tokens: list[Token], index: int) -> int:
     """The index after the statement starting at `index`: a begin-end block, a nested case, an
-    if with its else, or a simple statement up to its `;`."""
+    if with its else, or a simple statement up to its `;` (or the end, where the text stops first)."""
+    if index >= len(tokens):
+        return index
     opening = tokens[index].text
     if opening in ("begin", "case", "casez", "casex"):
         closing = "end" if opening == "begin" else "endcase"
@@ -107,10 +109,10 @@ def _case_items(tokens: list[Token], line: int) -> tuple[str | None, list[list[s
     the line of its `default` (None without one)."""
     opening = max((index for index, token in enumerate(tokens)
                    if token.text in ("case", "casez", "casex") and token.line <= line), default=None)
-    if opening is None or tokens[opening + 1].text != "(":
+    if opening is None or opening + 1 >= len(tokens) or tokens[opening + 1].text != "(":
         return None, [], None
     depth, index = 0, opening + 1
-    while True:  # past the selector's parentheses
+    while index < len(tokens):  # past the selector's parentheses
         depth += {"(": 1, ")": -1}.get(tokens[index].text, 0)
         index += 1
         if depth == 0:
@@ -124,7 +126,7 @@ def _case_items(tokens: list[Token], line: int) -> tuple[str | None, list[list[s
             depth += {"(": 1, ")": -1, "{": 1, "}": -1}.get(text, 0)
             if text == "default":
                 default_line = tokens[index].line
-                if tokens[index + 1].text != ":":
+                if index + 1 >= len(tokens) or tokens[index + 1].text != ":":
                     break
             elif text != "," or depth:
                 labels.append(text)
@@ -152,7 +154,7 @@ def _condition(tokens_on_line: list[Token]) -> list[Token] | None:
 def _procedural(tokens: list[Token]) -> set[str]:
     """Names assigned with a blocking `=` in procedural code."""
     names = set()
-    for index, token in enumerate(tokens[1:-1], start=1):
+    for index, token in enumerate(tokens[1:-2], start=1):
         if (token.kind == "identifier" and tokens[index + 1].text == "=" and tokens[index + 2].text != "="
                 and tokens[index - 1].text not in _CONTINUOUS_WORDS and tokens[index - 1].text not in ("<", ">", "!", "=")):
             names.add(token.text)
@@ -209,8 +211,9 @@ def _with_assertion(text: str, line: int, expression: str) -> str:
     return text[:end] + f"    always @* assert ({expression});\n" + text[end:]
 
 
-def prove(design: Design, claim: Claim, folder: Path, time_s: float, sandbox: bool | None) -> bool:
-    """True when Yosys proves `claim.expression` in every state reachable from reset."""
+def asserting_model(design: Design, file: str, line: int, expression: str, folder: Path) -> list[str]:
+    """The Yosys commands that read a copy of the design in `folder`, with `expression`
+    asserted in `file`'s module around `line`, into one flat model for `sat`."""
     folder.mkdir(parents=True, exist_ok=True)
     sources = []
     for path in design.rtl:
@@ -218,14 +221,19 @@ def prove(design: Design, claim: Claim, folder: Path, time_s: float, sandbox: bo
         text = path.read_text(errors="replace")
         target = folder / relative
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(_with_assertion(text, claim.line, claim.expression) if relative == claim.file else text)
+        target.write_text(_with_assertion(text, line, expression) if relative == file else text)
         sources.append(target)
+    reads = [command.replace("read_verilog -sv", "read_verilog -formal -sv")
+             for command in read_commands(sources, list(design.include_dirs))]
+    return [*reads, f"hierarchy -check -top {design.top}", "proc", "flatten", "memory", "async2sync", "opt_clean"]
+
+
+def prove(design: Design, claim: Claim, folder: Path, time_s: float, sandbox: bool | None) -> bool:
+    """True when Yosys proves `claim.expression` in every state reachable from reset."""
+    prepare = asserting_model(design, claim.file, claim.line, claim.expression, folder)
     reset = ""
     if design.reset is not None:
         reset = f" -set-at 1 {design.reset.name} {1 if design.reset.polarity == 'high' else 0}"
-    reads = [command.replace("read_verilog -sv", "read_verilog -formal -sv")
-             for command in read_commands(sources, list(design.include_dirs))]
-    prepare = [*reads, f"hierarchy -check -top {design.top}", "proc", "flatten", "memory", "async2sync", "opt_clean"]
     runner = ToolRunner(folder, Limits(time_s=time_s), sandbox, readable=tuple(design.include_dirs))
     for undef in (" -set-init-undef -enable_undef", ""):  # X-aware first, then 2-valued (see equivalence.py)
         script = "; ".join([*prepare, f"sat -tempinduct -prove-asserts -seq 1{reset}{undef} -set-def-inputs "

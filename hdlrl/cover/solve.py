@@ -1,0 +1,123 @@
+"""SAT-solved stimulus: an input sequence from reset that reaches an uncovered branch or bin.
+
+Random stimulus almost never types a lock's four-byte code or walks an FSM's deep path; a
+bounded model checker finds such sequences directly. The target's condition (a branch arm's,
+read from its source line as `hdlrl.cover.unreachable` reads it, or a functional bin's) is
+asserted never to hold, and Yosys checks that for `depth` cycles from reset
+(`sat -seq N -prove-asserts`): a counterexample is the inputs, cycle by cycle, that make it
+hold. Replayed as a `vectors` segment after a reset, it is a program aimed at the hole.
+
+This is a stimulus generator, not a proof: the model starts from zeroed state and sees the
+design through Yosys, so the harness still simulates every program and the coverage reported
+is what the simulation hit. No counterexample within `depth` cycles says nothing either way.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from hdlrl.cover.coverage import CoveragePoint
+from hdlrl.cover.functional import Bin, Covergroup
+from hdlrl.cover.unreachable import asserting_model, claim_for
+from hdlrl.design import Design
+from hdlrl.eda.runner import Limits, ToolRunner
+from hdlrl.eda.toolchain import require_tool
+from hdlrl.verify.interface import Port
+
+# A row of `sat -show-inputs`: the step, the signal, then its value in decimal, hex and binary.
+_TRACE_ROW = re.compile(r"^\s*(?P<step>\d+)\s+\\(?P<signal>\S+)\s+\S+\s+\S+\s+(?P<bits>[01xz]+)\s*$")
+
+
+@dataclass(frozen=True)
+class Target:
+    """An uncovered item and where to ask about it: `never` asserted in `file`'s module around
+    `line` holds for as long as the item is not reached."""
+
+    item: str  # a coverage point id or a functional bin id
+    file: str  # design-relative
+    line: int
+    never: str  # a Verilog expression over the module's signals
+
+
+def code_target(point_id: str, texts: dict[str, str]) -> Target | None:
+    """The target of an uncovered branch or line point whose condition its source line states."""
+    point = CoveragePoint.from_id(point_id)
+    if point.metric == "toggle" or point.file not in texts or point.instance:
+        return None
+    claim = claim_for(point, texts[point.file])
+    if claim is None or claim.full_case:
+        return None
+    return Target(point_id, claim.file, claim.line, claim.expression)
+
+
+def _in_bin(signal: str, item: Bin) -> str:
+    return " || ".join(f"(({signal}) == {low})" if low == high else f"(({signal}) >= {low} && ({signal}) <= {high})"
+                       for low, high in item.ranges) or "1'b0"
+
+
+def bin_targets(groups: list[Covergroup], top_file: str, top_line: int) -> dict[str, Target]:
+    """Bin id -> target, for the value bins and crosses whose expressions name only the top
+    module's own signals (a hierarchical name is not in the asserting module's scope);
+    transition bins need a sequence of samples and are left to the other generators."""
+    targets = {}
+    for group in groups:
+        guard = f"({group.condition}) && " if group.condition else ""
+        expressions = [group.condition or "", *(point.signal for point in group.coverpoints)]
+        if any("." in expression for expression in expressions):
+            continue
+        conditions = {(point.name, item.name): _in_bin(point.signal, item)
+                      for point in group.coverpoints for item in point.value_bins}
+        for point in group.coverpoints:
+            for item in point.value_bins:
+                bin_id = f"{group.name}.{point.name}.{item.name}"
+                targets[bin_id] = Target(bin_id, top_file, top_line, f"!({guard}({conditions[point.name, item.name]}))")
+        for cross in group.crosses:
+            for names in group.cross_bins(cross):
+                bin_id = f"{group.name}.{cross.name}.{'*'.join(names)}"
+                both = " && ".join(f"({conditions[point, name]})" for point, name in zip(cross.coverpoints, names))
+                targets[bin_id] = Target(bin_id, top_file, top_line, f"!({guard}{both})")
+    return targets
+
+
+def top_module_line(texts: dict[str, str], top: str) -> tuple[str, int] | None:
+    """The file and line where module `top` is declared, where a bin's assertion goes."""
+    for file, text in texts.items():
+        match = re.search(rf"^\s*module\s+{re.escape(top)}\b", text, re.MULTILINE)
+        if match:
+            return file, text.count("\n", 0, match.start()) + 1
+    return None
+
+
+def parse_trace(output: str, ports: tuple[Port, ...]) -> list[dict[str, int]]:
+    """Per step (1 first), the values of `ports` in a `sat -show-inputs` counterexample; bits
+    the solver left undefined read as 0."""
+    widths = {port.name: port.width for port in ports}
+    steps: dict[int, dict[str, int]] = {}
+    for match in map(_TRACE_ROW.match, output.splitlines()):
+        if match and match["signal"] in widths:
+            bits = match["bits"].replace("x", "0").replace("z", "0")
+            steps.setdefault(int(match["step"]), {})[match["signal"]] = int(bits, 2)
+    return [steps[step] for step in sorted(steps)]
+
+
+def solve(design: Design, target: Target, driven: tuple[Port, ...], folder: Path, depth: int, time_s: float,
+          sandbox: bool | None = None) -> list[dict[str, int]] | None:
+    """The driven inputs per cycle after the reset that reach `target` within `depth` cycles,
+    or None (proven out of reach for `depth` cycles, the solver's time ran out, or the model
+    would not build). The reset is held in the first step and released in every later one."""
+    prepare = asserting_model(design, target.file, target.line, target.never, folder)
+    reset, released = "", ""
+    if design.reset is not None:
+        active = 1 if design.reset.polarity == "high" else 0
+        reset = f" -set-at 1 {design.reset.name} {active}"
+        released = "".join(f" -set-at {step} {design.reset.name} {1 - active}" for step in range(2, depth + 1))
+    script = "; ".join([*prepare, f"sat -seq {depth} -prove-asserts -set-init-zero -show-inputs{reset}{released} "
+                                  f"{design.top}"])
+    runner = ToolRunner(folder, Limits(time_s=time_s), sandbox, readable=tuple(design.include_dirs))
+    run = runner.run([require_tool("yosys").path, "-p", script])
+    if not run.ok or "model found: FAIL!" not in run.output:
+        return None
+    data = tuple(port for port in driven if design.reset is None or port.name != design.reset.name)
+    return parse_trace(run.output, data)[1:] or None

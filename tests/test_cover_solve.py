@@ -1,0 +1,86 @@
+"""SAT-solved stimulus (`hdlrl.cover.solve`): Yosys's bounded model check finds the input
+sequence to a deep bin, and the harness, simulating it, hits that bin."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from conftest import DESIGNS_DIR
+from hdlrl.cover.cover_flow import load_cover_flow
+from hdlrl.cover.coverage import CoveragePoint
+from hdlrl.cover.coverage_yaml import load_covergroups
+from hdlrl.cover.grade import GivenPrograms
+from hdlrl.cover.loop import CoverRun
+from hdlrl.cover.solve import bin_targets, code_target, parse_trace, solve, top_module_line
+from hdlrl.cover.unreachable import claim_for
+from hdlrl.design import load_design
+from hdlrl.eda.toolchain import has_tool
+from hdlrl.verify.interface import Port
+
+needs_tools = pytest.mark.skipif(not (has_tool("verilator") and has_tool("yosys")), reason="needs verilator and yosys")
+
+
+def test_a_counterexample_reads_as_inputs_per_step() -> None:
+    output = """
+      Time Signal Name                                     Dec       Hex           Bin
+      ---- --------------------------------------- ----------- --------- -------------
+      init $auto$async2sync.cc:171:execute$24                0         0           000
+         1 \\clk                                              0         0             0
+         1 \\code                                            165        a5      10100101
+         1 \\rst_n                                            0         0             0
+         2 \\code                                              0         0      0000x000
+    """
+    ports = (Port("rst_n", "input", 1), Port("code", "input", 8))
+    assert parse_trace(output, ports) == [{"code": 165, "rst_n": 0}, {"code": 0}]
+
+
+def test_bins_become_conditions_over_the_top_module() -> None:
+    design = load_design(DESIGNS_DIR / "seq_detect")
+    texts = {str(path.relative_to(design.root)): path.read_text() for path in design.rtl}
+    file, line = top_module_line(texts, design.top)
+    targets = bin_targets(load_covergroups(design.root), file, line)
+    assert targets["fsm.state.s1011"].never == "!((rst_n) && (((state) == 4)))"
+    assert "fsm.state.overlap" not in targets  # a transition needs a sequence of samples
+
+
+def test_claims_read_any_prefix_of_a_file_without_failing() -> None:
+    """A case cut off by the end of the text (or an item that is an if/else without begin) once
+    ran the reader off the end of its tokens and ended the whole cover run."""
+    text = (DESIGNS_DIR / "traffic_light" / "rtl" / "traffic_light.v").read_text()
+    lines = text.count("\n") + 1
+    for cut in range(0, len(text), 23):
+        for line in range(1, lines):
+            for kind in ("case", "if", "else"):
+                claim_for(CoveragePoint("branch", "f.v", line, 1, str(line), kind, ""), text[:cut])
+
+
+@needs_tools
+def test_the_solved_sequence_reaches_the_deep_state_on_the_harness(tmp_path: Path) -> None:
+    design = load_design(DESIGNS_DIR / "seq_detect")
+    flow = replace(load_cover_flow(), mutants=0, stop_at_targets=False, budget=1, group_size=1, solves_per_step=0)
+    run = CoverRun(design, GivenPrograms([]), flow, tmp_path / "run", progress=False)
+    run.prepare()
+    target = run.bin_targets["fsm.state.s1011"]
+    rows = solve(design, target, run.space.ports, tmp_path / "solve", depth=12, time_s=60)
+    assert rows and all(set(row) == {"din"} for row in rows)
+    never = replace(target, never="((state) != 7)")  # a 3-bit state the FSM never takes
+    assert solve(design, never, run.space.ports, tmp_path / "never", depth=12, time_s=60) is None
+    program = {"segments": [{"generator": "vectors", "vectors": rows}]}
+    replayed = CoverRun(design, GivenPrograms([json.dumps(program)]), flow, tmp_path / "replay", progress=False)
+    replayed.run()
+    assert replayed.state.functional["fsm.state.s1011"] > 0
+
+
+@needs_tools
+def test_an_uncovered_branch_gets_a_target_from_its_line() -> None:
+    design = load_design(DESIGNS_DIR / "traffic_light")
+    texts = {str(path.relative_to(design.root)): path.read_text() for path in design.rtl}
+    line = next(number for number, text in enumerate(texts["rtl/traffic_light.v"].splitlines(), 1)
+                if text.strip().startswith("if (") or " if (" in text)
+    target = code_target(f"branch|rtl/traffic_light.v|{line}|5|{line}|if|", texts)
+    assert target is not None and target.never.startswith("!(") and target.line == line
+    assert code_target(f"toggle|rtl/traffic_light.v|{line}|5|{line}|state[0]|", texts) is None
