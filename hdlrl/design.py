@@ -33,6 +33,18 @@ def _regular_expression(pattern: str) -> str:
 Pattern = Annotated[str, Field(max_length=1000), AfterValidator(_regular_expression)]
 
 
+def _python_module(name: str) -> str:
+    """A plain module name (its file's name less .py) and nothing else: cocotb reads a comma-separated list."""
+    if not re.fullmatch(r"[A-Za-z_]\w*", name, re.ASCII):
+        raise ValueError(f"{name!r} is not a Python module name (the test file's name without .py)")
+    return name
+
+
+PythonModule = Annotated[str, Field(max_length=256), AfterValidator(_python_module)]
+COCOTB_ON_ICARUS_ONLY = ("cocotb testbenches run on icarus only: cocotb 2.x needs Verilator >= 5.036 "
+                         "and the toolchain has Verilator 5.006")
+
+
 @schema
 @dataclass(frozen=True)
 class Clock:
@@ -52,7 +64,7 @@ class Reset:
 class Testbench:
     kind: str  # "verilog" or "cocotb"
     sources: tuple[Path, ...]
-    top: str | None  # top module of a Verilog testbench
+    top: str | None  # the simulation's top: the testbench module, or for cocotb the design's top it drives
     module: str | None  # Python test module of a cocotb testbench
     pass_pattern: str
     fail_pattern: str | None
@@ -99,9 +111,9 @@ class TestbenchFile:
     """The `testbench` section as written: paths still relative to the design folder."""
 
     kind: Literal["verilog", "cocotb"] = "verilog"
-    sources: PathList = ()  # required for a Verilog testbench
+    sources: PathList = ()  # required for a Verilog testbench; for cocotb, the test module's .py file(s)
     top: Identifier | None = None  # required for a Verilog testbench
-    module: Annotated[str, Field(max_length=256)] | None = None  # required for a cocotb testbench
+    module: PythonModule | None = None  # required for a cocotb testbench
     pass_pattern: Pattern = "TEST PASSED"
     fail_pattern: Pattern | None = None
     simulator: Simulator | None = None
@@ -139,6 +151,15 @@ def _files(document: LocatedYaml, written: tuple[str, ...], field_path: str, roo
     return tuple(paths)
 
 
+def _check_cocotb(document: LocatedYaml, bench: TestbenchFile) -> None:
+    """A cocotb testbench lists its test module's file, so the scratch copy holds it, and runs on Icarus."""
+    file_name = f"{bench.module}.py"
+    if not any(Path(source).name == file_name for source in bench.sources):
+        raise document.error("testbench.module", f"{bench.module!r}: list its file ({file_name}) in testbench.sources")
+    if bench.simulator == "verilator":
+        raise document.error("testbench.simulator", COCOTB_ON_ICARUS_ONLY)
+
+
 def load_design(design_dir: str | Path) -> Design:
     """Read and validate `design_dir/design.yaml`."""
     root = Path(design_dir).resolve()
@@ -153,10 +174,12 @@ def load_design(design_dir: str | Path) -> Design:
             raise document.error(f"testbench.{name}", f"required for a {bench.kind} testbench")
     if getattr(bench, foreign) is not None:
         raise document.error(f"testbench.{foreign}", f"not a field of a {bench.kind} testbench (testbench.kind)")
+    if bench.kind == "cocotb":
+        _check_cocotb(document, bench)
     testbench = Testbench(
         kind=bench.kind,
         sources=_files(document, bench.sources, "testbench.sources", root),
-        top=bench.top,
+        top=bench.top if bench.kind == "verilog" else written.top,
         module=bench.module,
         pass_pattern=bench.pass_pattern,
         fail_pattern=bench.fail_pattern,

@@ -39,7 +39,8 @@ def test_at_least_twelve_project_designs_of_every_kind() -> None:
     assert sum(design.is_combinational for design in designs) >= 4
     assert sum(not design.is_combinational for design in designs) >= 6
     for design in designs:
-        assert design.testbench.kind == "verilog" and design.testbench.sources
+        assert design.testbench.sources
+        assert design.testbench.top if design.testbench.kind == "verilog" else design.testbench.module
         assert all(path.is_file() for path in design.rtl)
 
 

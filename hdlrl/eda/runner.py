@@ -272,13 +272,14 @@ class ToolRunner:
         return self._bwrap is not None
 
     def run(self, argv: list[str], limits: Limits | None = None, env: dict[str, str] | None = None,
-            writable: tuple[Path, ...] = ()) -> ToolRun:
+            writable: tuple[Path, ...] = (), readable: tuple[Path, ...] = ()) -> ToolRun:
         """Run `argv` in the scratch directory; never raises for tool failure or time-out.
 
         The run timed out ("cpu") when the tool and the processes it reaped used more than
         `limits.time_s` CPU seconds, or its RLIMIT_CPU killed it (SIGXCPU, which bwrap and a
         shell report as 128 + the signal); it stalled ("idle", "wall") as `_reap` says.
-        `writable` folders stay writable inside the sandbox (a compiler cache shared by runs).
+        `writable` folders stay writable inside the sandbox (a compiler cache shared by runs), and
+        `readable` ones are re-exposed besides the runner's own (an interpreter under /tmp).
         """
         limits = limits or self.limits
         memory_bytes = limits.memory_mb * 1024 * 1024
@@ -294,7 +295,8 @@ class ToolRunner:
                 tempfile.TemporaryFile() as report:
             command = list(argv)
             if self._bwrap:
-                command = [*_bwrap_prefix(self._bwrap, self.scratch, self._readable, writable),
+                exposed = (*self._readable, *(Path(path).resolve() for path in readable))
+                command = [*_bwrap_prefix(self._bwrap, self.scratch, exposed, writable),
                            "bash", "-c", _MEASURE_SCRIPT.format(fd=report.fileno()), "bash", *argv]
             started = time.perf_counter()
             process = subprocess.Popen(

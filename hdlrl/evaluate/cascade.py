@@ -17,6 +17,7 @@ from hdlrl.design import Design
 from hdlrl.eda.lint import LintResult, linters
 from hdlrl.eda.runner import ToolRunner
 from hdlrl.eda.sim import SimResult, simulator
+from hdlrl.eda.sim.cocotb_bench import CocotbSimulator
 from hdlrl.eda.sta import analyzer
 from hdlrl.eda.synth.yosys import YosysSynthesizer
 from hdlrl.eda.toolchain import tool_versions
@@ -36,12 +37,15 @@ def run_testbench(design: Design, runner: ToolRunner, rtl: list[Path], testbench
     """Simulate the staged design with its testbench on the chosen simulator.
 
     The choice is `simulator_name`, else the design's own (the one its reference passes on),
-    else the flow's; without a design choice, a testbench the primary simulator cannot
-    compile is tried on the fallback simulator.
+    else the flow's; without a design choice, a Verilog testbench the primary simulator cannot
+    compile is tried on the fallback simulator. A cocotb testbench has no fallback: it runs on
+    Icarus only (`hdlrl.eda.sim.cocotb_bench`).
     """
     limits = replace(flow.limits, time_s=flow.simulation_time_s)
     sources = testbench + rtl
     primary = simulator_name or design.testbench.simulator or flow.simulator
+    if design.testbench.kind == "cocotb":
+        return CocotbSimulator(primary).simulate(runner, sources, design.testbench, includes, limits)
     simulation = simulator(primary).simulate(runner, sources, design.testbench, includes, limits)
     fallback_name = None if simulator_name or design.testbench.simulator else flow.fallback_simulator
     if not simulation.compiled and fallback_name and fallback_name != primary:
@@ -146,9 +150,6 @@ def _run_stages(design: Design, pdk: Pdk, flow: EvalFlow, runner: ToolRunner, re
         return
 
     result.stage = "simulate"
-    if design.testbench.kind != "verilog":
-        result.reason = f"testbench kind {design.testbench.kind!r} is not supported by the cascade yet"
-        return
     simulation = run_testbench(design, runner, rtl, testbench, includes, flow)
     result.simulation = simulation
     if not simulation.passed:

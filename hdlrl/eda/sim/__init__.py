@@ -3,6 +3,8 @@
 Icarus and Verilator backends return the same `SimResult`, so the cascade (and later the
 gate) can switch simulators without caring which one ran. The `Simulator` base class, the
 result and `judge` are in `base.py`, one backend per module; `simulator(name)` picks one.
+A cocotb testbench (Python tests, not Verilog) runs through `cocotb_bench.CocotbSimulator`, which
+is not imported here: that module is also the driver process run as `python -m`.
 """
 
 from __future__ import annotations

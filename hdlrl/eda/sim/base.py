@@ -36,12 +36,8 @@ class Simulator(ABC):
         """Compile `sources` (testbench and design) with `testbench.top` as the top and run it."""
 
 
-def judge(simulator: str, run: ToolRun, testbench: Testbench, compile_wall_s: float) -> SimResult:
-    """Decide pass or fail from a finished run: exit status, the pass pattern, the fail pattern."""
-    output = run.output
-    lines = output.splitlines()
-    tail = "\n".join(lines[-40:])
-    wall = compile_wall_s + run.wall_s
+def stopped_result(simulator: str, run: ToolRun, tail: str, wall: float) -> SimResult | None:
+    """The result of a run that a limit or a crash ended, not the testbench; None for one that ended by itself."""
     if run.limit_hit == "cpu":
         return SimResult(simulator, True, False, f"simulation exceeded {run.limits.time_s:g} s "
                          "(a loop without delay, or a testbench without $finish), counted in CPU seconds",
@@ -52,6 +48,18 @@ def judge(simulator: str, run: ToolRun, testbench: Testbench, compile_wall_s: fl
     if run.fault:
         return SimResult(simulator, True, False, f"simulation {run.fault}", [], tail, wall,
                          timed_out=run.timed_out, stopped=True)
+    return None
+
+
+def judge(simulator: str, run: ToolRun, testbench: Testbench, compile_wall_s: float) -> SimResult:
+    """Decide pass or fail from a finished run: exit status, the pass pattern, the fail pattern."""
+    output = run.output
+    lines = output.splitlines()
+    tail = "\n".join(lines[-40:])
+    wall = compile_wall_s + run.wall_s
+    stopped = stopped_result(simulator, run, tail, wall)
+    if stopped:
+        return stopped
     fail_lines = [line.strip() for line in lines
                   if testbench.fail_pattern and re.search(testbench.fail_pattern, line)]
     passed = bool(re.search(testbench.pass_pattern, output)) and not fail_lines
