@@ -9,6 +9,8 @@ import sys
 import warnings
 from pathlib import Path
 
+from hdlrl.design import design_folders
+
 from hdlrl.checkpoint import DISK_FULL
 from hdlrl.errors import HdlrlError
 from hdlrl.optimize.arms import ARMS
@@ -269,6 +271,8 @@ def main(argv: list[str] | None = None) -> int:
     warnings.filterwarnings("default", category=DeprecationWarning, module=r"hdlrl\b")
     warnings.formatwarning = _one_line_warning
     try:
+        if isinstance(getattr(arguments, "designs", None), list):  # a folder of designs stands for them
+            arguments.designs = design_folders(arguments.designs)
         if arguments.command == "tools":
             from hdlrl.commands.tools import run_tools
 

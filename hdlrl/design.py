@@ -199,3 +199,19 @@ def load_design(design_dir: str | Path) -> Design:
         include_dirs=_files(document, written.include_dirs, "include_dirs", root),
         objective=written.objective,
     )
+
+
+def design_folders(paths: list[Path]) -> list[Path]:
+    """Folders with a design.yaml: those named, and those one level inside a named folder without
+    one (`designs/hard_coverage` stands for its designs); a path that is neither is an error."""
+    folders = []
+    for path in map(Path, paths):
+        inside = sorted(child for child in path.iterdir() if (child / DESIGN_FILE).is_file()) if path.is_dir() else []
+        if (path / DESIGN_FILE).is_file():
+            folders.append(path)
+        elif inside:
+            folders += inside
+        else:
+            raise HdlrlError(f"not a design folder (no {DESIGN_FILE}) nor a folder of them", path)
+    return folders
+

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hdlrl.design import load_design
+from hdlrl.design import design_folders, load_design
 from hdlrl.errors import HdlrlError
 from hdlrl.hdl.rename import defined_modules
 
@@ -105,19 +105,6 @@ def load_references(path: Path) -> list[Reference]:
                 raise HdlrlError(f'"{optional}" must be a string', path, number)
         references.append(Reference(row["module"], row["reference"], row.get("path"), row.get("id")))
     return references
-
-
-def design_folders(paths: list[Path]) -> list[Path]:
-    """Folders with a design.yaml: those named, and those one level inside a named folder without one."""
-    folders = []
-    for path in paths:
-        if (path / "design.yaml").is_file():
-            folders.append(path)
-        elif path.is_dir():
-            folders += sorted(child for child in path.iterdir() if (child / "design.yaml").is_file())
-        else:
-            raise HdlrlError("not a design folder (no design.yaml)", path)
-    return folders
 
 
 def references_from_designs(paths: list[Path]) -> tuple[list[Reference], int]:

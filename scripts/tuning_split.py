@@ -1,10 +1,13 @@
-"""The tuning split of the imported RTLLM designs, fixed before any tuning of issue 20's optimiser.
+"""The tuning split of a benchmark, fixed before any tuning on it.
 
 A design is in the tuning split when sha256(name) mod 3 == 0; the rest are the test split,
-whose results are looked at only for the closing figures. Tuning also uses the project's own
-designs (designs/), which hold the adders and multipliers the tuning split lacks.
+whose results are looked at only for the closing figures. It splits the imported RTLLM designs
+(issue 20's optimiser; tuning also uses the project's own designs, which hold the adders and
+multipliers the RTLLM tuning split lacks) and the hard-coverage designs (issue 21's stimulus
+generation).
 
-    python scripts/rtllm_split.py /tmp/rtllm/*        # prints: tune: ... / test: ...
+    python scripts/tuning_split.py /tmp/rtllm/*                 # prints: tune: ... / test: ...
+    python scripts/tuning_split.py designs/hard_coverage/*
 """
 
 from __future__ import annotations
