@@ -165,6 +165,8 @@ def test_compare_reports_each_policy_and_the_combinations(small_flow: Path, tmp_
         row = result["policies"][policy]
         assert len(row["curves"]) == 2 and all(len(curve) == 8 for curve in row["curves"])
         assert all(curve == sorted(curve) for curve in row["curves"])  # coverage never falls
+        assert [set(fractions) for fractions in row["final_metrics"]] == [{"line", "branch", "toggle", "functional"}] * 2
+        assert all(0 < fractions["functional"] <= 1 for fractions in row["final_metrics"])
     assert "within_half_of_baseline" in result["policies"]["cdg"]
     experts = result["experts"]
     assert experts["best_single"]["coverage"] == max(max(row["finals"]) for row in result["policies"].values())

@@ -6,7 +6,7 @@ Coverage here is one number: the reachable items hit over all metrics (line, bra
 toggle points, functional bins), the quantity the reward counts.
 
 Reported per design:
-- each policy's final coverage (mean over seeds) and the simulations it needed to reach the
+- each policy's final coverage (mean over seeds), per metric too, and the simulations it needed to reach the
   baseline's final coverage, against the simulations the baseline itself took to get there
   (mean over seeds; the CDG criterion: at most half);
 - each expert's strengths: the items it reached that no other expert did;
@@ -40,6 +40,7 @@ class ExpertRun:
     curve: list[float]  # overall coverage after each simulation
     reached: set[str]  # the items its corpus reached
     total: int  # reachable items
+    fractions: dict[str, float | None]  # the final fraction per metric, over its reachable points
 
     @property
     def final(self) -> float:
@@ -53,7 +54,7 @@ def run_expert(design: Design, policy_spec: str, seed: int, flow: CoverFlow, run
     run.run()
     curve = [point["overall"] for point in run.curve()]
     return ExpertRun(policy_spec, seed, curve, run.covered() - set(run.state.unreachable),
-                     sum(run.totals().values()) - len(run.state.unreachable))
+                     sum(run.totals().values()) - len(run.state.unreachable), run.fractions())
 
 
 def simulations_to_reach(curve: list[float], level: float) -> int | None:
@@ -77,6 +78,7 @@ def compare_design(design: Design, policies: list[str], seeds: list[int], flow: 
             "simulations_to_own_final": [simulations_to_reach(run.curve, run.final) for run in policy_runs],
             "simulations_to_baseline_final": needed,
             "curves": [run.curve for run in policy_runs],
+            "final_metrics": [run.fractions for run in policy_runs],  # per seed: line, branch, toggle, functional
         }
     if baseline in policy_rows:
         # The CDG criterion: the baseline's final coverage in at most half the simulations the baseline took.
