@@ -42,9 +42,15 @@ def test_bins_become_conditions_over_the_top_module() -> None:
     design = load_design(DESIGNS_DIR / "seq_detect")
     texts = {str(path.relative_to(design.root)): path.read_text() for path in design.rtl}
     file, line = top_module_line(texts, design.top)
-    targets = bin_targets(load_covergroups(design.root), file, line)
+    targets = bin_targets(load_covergroups(design.root), file, line, "clk")
     assert targets["fsm.state.s1011"].never == "!((rst_n) && (((state) == 4)))"
-    assert "fsm.state.overlap" not in targets  # a transition needs a sequence of samples
+    overlap = targets["fsm.state.overlap"]  # transition [4, 2, 3, 4]: three past samples in registers
+    assert overlap.never == ("!((rst_n) && ((hdlrl_past3 == 4)) && ((hdlrl_past2 == 2)) && ((hdlrl_past1 == 3))"
+                             " && (((state) == 4)))")
+    assert "always @(posedge clk) begin hdlrl_past3 <= hdlrl_past2; hdlrl_past2 <= hdlrl_past1; " \
+           "hdlrl_past1 <= (state); end" in overlap.declarations
+    unclocked = [replace(group, clock=None) for group in load_covergroups(design.root)]
+    assert "fsm.state.overlap" not in bin_targets(unclocked, file, line, None)  # no clock to keep the past by
 
 
 def test_claims_read_any_prefix_of_a_file_without_failing() -> None:
@@ -69,10 +75,12 @@ def test_the_solved_sequence_reaches_the_deep_state_on_the_harness(tmp_path: Pat
     assert rows and all(set(row) == {"din"} for row in rows)
     never = replace(target, never="((state) != 7)")  # a 3-bit state the FSM never takes
     assert solve(design, never, run.space.ports, tmp_path / "never", depth=12, time_s=60) is None
-    program = {"segments": [{"generator": "vectors", "vectors": rows}]}
-    replayed = CoverRun(design, GivenPrograms([json.dumps(program)]), flow, tmp_path / "replay", progress=False)
+    overlap = solve(design, run.bin_targets["fsm.state.overlap"], run.space.ports, tmp_path / "overlap", 12, 60)
+    assert overlap
+    programs = [json.dumps({"segments": [{"generator": "vectors", "vectors": found}]}) for found in (rows, overlap)]
+    replayed = CoverRun(design, GivenPrograms(programs), replace(flow, budget=2), tmp_path / "replay", progress=False)
     replayed.run()
-    assert replayed.state.functional["fsm.state.s1011"] > 0
+    assert replayed.state.functional["fsm.state.s1011"] > 0 and replayed.state.functional["fsm.state.overlap"] > 0
 
 
 @needs_tools

@@ -141,7 +141,7 @@ class CoverRun:
         self.harness: Harness = self._build(self.flow.simulator)
         self.clock = self.design.clocks[0].name if self.design.clocks else None
         top = top_module_line(self.sources, self.design.top)
-        self.bin_targets = bin_targets(self.groups, *top) if top else {}
+        self.bin_targets = bin_targets(self.groups, *top, self.clock) if top else {}
 
     def _build(self, simulator: str) -> Harness:
         """One build per distinct harness, shared by every run of it (policies, seeds, resumed runs).
@@ -307,15 +307,20 @@ class CoverRun:
                           f"step{self.loop.state.step}", witnesses)
 
     def solve_some(self, uncovered: list[str]) -> None:
-        """Model-check the first `solves_per_step` uncovered items not tried before; each keeps
-        its input sequence, or None where no sequence was found (`hdlrl.cover.solve`)."""
-        untried = [item for item in uncovered if item not in self.state.witnesses][:self.flow.solves_per_step]
-        for item in untried:
+        """Model-check the first `solves_per_step` uncovered items not tried before that have a
+        condition to check; each keeps its input sequence, or None where none was found
+        (`hdlrl.cover.solve`). A combinational design needs one step, not `solve_depth`."""
+        depth = 1 if self.design.is_combinational else self.flow.solve_depth
+        checks = 0
+        for item in (item for item in uncovered if item not in self.state.witnesses):
+            if checks == self.flow.solves_per_step:
+                break
             is_bin = item in self.functional_model.counts
             target = self.bin_targets.get(item) if is_bin else code_target(item, self.sources)
+            checks += target is not None
             self.state.witnesses[item] = None if target is None else solve(
                 self.design, target, self.space.ports, self.run_dir / "solve" / str(len(self.state.witnesses)),
-                self.flow.solve_depth, self.flow.solve_time_s, self.sandbox)
+                depth, self.flow.solve_time_s, self.sandbox)
 
     # ------------------------------------------------------------------ the job
 

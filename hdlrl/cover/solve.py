@@ -39,6 +39,7 @@ class Target:
     file: str  # design-relative
     line: int
     never: str  # a Verilog expression over the module's signals
+    declarations: str = ""  # Verilog `never` reads besides them: the past samples of a transition
 
 
 def code_target(point_id: str, texts: dict[str, str]) -> Target | None:
@@ -57,10 +58,23 @@ def _in_bin(signal: str, item: Bin) -> str:
                        for low, high in item.ranges) or "1'b0"
 
 
-def bin_targets(groups: list[Covergroup], top_file: str, top_line: int) -> dict[str, Target]:
-    """Bin id -> target, for the value bins and crosses whose expressions name only the top
-    module's own signals (a hierarchical name is not in the asserting module's scope);
-    transition bins need a sequence of samples and are left to the other generators."""
+def _transition(signal: str, width: int, item: Bin, clock: str) -> tuple[str, str]:
+    """A transition bin's condition over the current sample and registers holding the earlier
+    ones (one per clock cycle, oldest first as the bin lists them), and their declarations."""
+    past = [f"hdlrl_past{age}" for age in range(len(item.transition) - 1, 0, -1)]  # oldest first
+    declarations = "".join(f"    reg [{width - 1}:0] {name};\n" for name in past)
+    shifts = " ".join(f"{name} <= {source};" for name, source in zip(past, [*past[1:], f"({signal})"]))
+    declarations += f"    always @(posedge {clock}) begin {shifts} end\n" if past else ""
+    steps = [" || ".join(f"({sample} == {value})" for value in sorted(values)) or "1'b0"
+             for sample, values in zip([*past, f"({signal})"], item.transition)]
+    return " && ".join(f"({step})" for step in steps), declarations
+
+
+def bin_targets(groups: list[Covergroup], top_file: str, top_line: int, clock: str | None) -> dict[str, Target]:
+    """Bin id -> target, for the bins and crosses whose expressions name only the top module's
+    own signals (a hierarchical name is not in the asserting module's scope). A transition
+    needs a clock to keep its past samples by (the group's, else `clock`); a group's condition
+    is asserted on the last sample only, so such a target may miss and the simulation decide."""
     targets = {}
     for group in groups:
         guard = f"({group.condition}) && " if group.condition else ""
@@ -69,10 +83,16 @@ def bin_targets(groups: list[Covergroup], top_file: str, top_line: int) -> dict[
             continue
         conditions = {(point.name, item.name): _in_bin(point.signal, item)
                       for point in group.coverpoints for item in point.value_bins}
+        sampled_by = group.clock or clock
         for point in group.coverpoints:
-            for item in point.value_bins:
+            for item in point.bins:
                 bin_id = f"{group.name}.{point.name}.{item.name}"
-                targets[bin_id] = Target(bin_id, top_file, top_line, f"!({guard}({conditions[point.name, item.name]}))")
+                if not item.transition:
+                    targets[bin_id] = Target(bin_id, top_file, top_line,
+                                             f"!({guard}({conditions[point.name, item.name]}))")
+                elif sampled_by:
+                    condition, declarations = _transition(point.signal, point.width or 32, item, sampled_by)
+                    targets[bin_id] = Target(bin_id, top_file, top_line, f"!({guard}{condition})", declarations)
         for cross in group.crosses:
             for names in group.cross_bins(cross):
                 bin_id = f"{group.name}.{cross.name}.{'*'.join(names)}"
@@ -107,7 +127,7 @@ def solve(design: Design, target: Target, driven: tuple[Port, ...], folder: Path
     """The driven inputs per cycle after the reset that reach `target` within `depth` cycles,
     or None (proven out of reach for `depth` cycles, the solver's time ran out, or the model
     would not build). The reset is held in the first step and released in every later one."""
-    prepare = asserting_model(design, target.file, target.line, target.never, folder)
+    prepare = asserting_model(design, target.file, target.line, target.never, folder, target.declarations)
     reset, released = "", ""
     if design.reset is not None:
         active = 1 if design.reset.polarity == "high" else 0

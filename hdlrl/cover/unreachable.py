@@ -201,19 +201,22 @@ def claim_for(point: CoveragePoint, text: str) -> Claim | None:
     return None
 
 
-def _with_assertion(text: str, line: int, expression: str) -> str:
-    """`text` with `always @* assert (expression);` before the `endmodule` closing `line`'s module."""
+def _with_assertion(text: str, line: int, expression: str, declarations: str = "") -> str:
+    """`text` with `declarations` and `always @* assert (expression);` before the `endmodule`
+    closing `line`'s module."""
     ends = [match.start() for match in re.finditer(r"\bendmodule\b", text)]
     offsets = [len("\n".join(text.splitlines()[:line]))]
     end = next((position for position in ends if position >= offsets[0]), None)
     if end is None:
         return text
-    return text[:end] + f"    always @* assert ({expression});\n" + text[end:]
+    return text[:end] + declarations + f"    always @* assert ({expression});\n" + text[end:]
 
 
-def asserting_model(design: Design, file: str, line: int, expression: str, folder: Path) -> list[str]:
+def asserting_model(design: Design, file: str, line: int, expression: str, folder: Path,
+                     declarations: str = "") -> list[str]:
     """The Yosys commands that read a copy of the design in `folder`, with `expression`
-    asserted in `file`'s module around `line`, into one flat model for `sat`."""
+    asserted in `file`'s module around `line` (after `declarations`, Verilog the assertion
+    reads), into one flat model for `sat`."""
     folder.mkdir(parents=True, exist_ok=True)
     sources = []
     for path in design.rtl:
@@ -221,7 +224,7 @@ def asserting_model(design: Design, file: str, line: int, expression: str, folde
         text = path.read_text(errors="replace")
         target = folder / relative
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(_with_assertion(text, line, expression) if relative == file else text)
+        target.write_text(_with_assertion(text, line, expression, declarations) if relative == file else text)
         sources.append(target)
     reads = [command.replace("read_verilog -sv", "read_verilog -formal -sv")
              for command in read_commands(sources, list(design.include_dirs))]
