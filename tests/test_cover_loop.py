@@ -167,6 +167,7 @@ def test_compare_reports_each_policy_and_the_combinations(small_flow: Path, tmp_
         assert all(curve == sorted(curve) for curve in row["curves"])  # coverage never falls
         assert [set(fractions) for fractions in row["final_metrics"]] == [{"line", "branch", "toggle", "functional"}] * 2
         assert all(0 < fractions["functional"] <= 1 for fractions in row["final_metrics"])
+        assert all(reached is None or 1 <= reached <= 8 for reached in row["simulations_to_95"])
     assert "within_half_of_baseline" in result["policies"]["cdg"]
     experts = result["experts"]
     assert experts["best_single"]["coverage"] == max(max(row["finals"]) for row in result["policies"].values())

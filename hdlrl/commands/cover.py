@@ -107,13 +107,15 @@ def run_cover_compare(arguments: argparse.Namespace) -> int:
 
     baseline = policies[0]
     headers = ("design", *[f"{policy} final" for policy in policies],
-               *[f"{policy} functional / branch (worst seed)" for policy in policies], f"{baseline} sims to its final",
+               *[f"{policy} functional / branch (worst seed)" for policy in policies],
+               *[f"{policy} sims to 95 %" for policy in policies], f"{baseline} sims to its final",
                *[f"{policy} sims to {baseline}'s final (within half?)" for policy in policies[1:]],
                "best expert", "union", "routing")
     rows = []
     for result in results:
         rows.append((result["design"], *[round(result["policies"][policy]["final_mean"], 4) for policy in policies],
                      *[functional_and_branch(result["policies"][policy]) for policy in policies],
+                     *[per_seed(result["policies"][policy]["simulations_to_95"]) for policy in policies],
                      per_seed(result["policies"][baseline]["simulations_to_own_final"]),
                      *[f"{per_seed(result['policies'][policy]['simulations_to_baseline_final'])} "
                        f"({'yes' if result['policies'][policy]['within_half_of_baseline'] else 'no'})"

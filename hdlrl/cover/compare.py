@@ -2,11 +2,12 @@
 
 Every policy (an expert: a strategy, a seed, an LM checkpoint) runs the full budget on every
 design with every seed, without stopping at the targets, so the curves have the same length.
-Coverage here is one number: the reachable items hit over all metrics (line, branch and
+The curves are one number: the reachable items hit over all metrics (line, branch and
 toggle points, functional bins), the quantity the reward counts.
 
 Reported per design:
-- each policy's final coverage (mean over seeds), per metric too, and the simulations it needed to reach the
+- each policy's final coverage (mean over seeds), per metric too, the simulations it needed to
+  reach 95 % of the functional and the branch bins, and those it needed to reach the
   baseline's final coverage, against the simulations the baseline itself took to get there
   (mean over seeds; the CDG criterion: at most half);
 - each expert's strengths: the items it reached that no other expert did;
@@ -41,6 +42,7 @@ class ExpertRun:
     reached: set[str]  # the items its corpus reached
     total: int  # reachable items
     fractions: dict[str, float | None]  # the final fraction per metric, over its reachable points
+    to_95: int | None  # the first simulation with 95 % of the functional and the branch bins; None: never
 
     @property
     def final(self) -> float:
@@ -52,9 +54,12 @@ def run_expert(design: Design, policy_spec: str, seed: int, flow: CoverFlow, run
     run = CoverRun(design, make_policy(policy_spec, EMBEDDED_POLICIES), replace(flow, stop_at_targets=False), run_dir, seed,
                    progress=False)
     run.run()
-    curve = [point["overall"] for point in run.curve()]
-    return ExpertRun(policy_spec, seed, curve, run.covered() - set(run.state.unreachable),
-                     sum(run.totals().values()) - len(run.state.unreachable), run.fractions())
+    points = run.curve()
+    to_95 = next((point["simulations"] for point in points
+                  if all(point[metric] is None or point[metric] >= 0.95 for metric in ("functional", "branch"))), None)
+    return ExpertRun(policy_spec, seed, [point["overall"] for point in points],
+                     run.covered() - set(run.state.unreachable),
+                     sum(run.totals().values()) - len(run.state.unreachable), run.fractions(), to_95)
 
 
 def simulations_to_reach(curve: list[float], level: float) -> int | None:
@@ -79,6 +84,7 @@ def compare_design(design: Design, policies: list[str], seeds: list[int], flow: 
             "simulations_to_baseline_final": needed,
             "curves": [run.curve for run in policy_runs],
             "final_metrics": [run.fractions for run in policy_runs],  # per seed: line, branch, toggle, functional
+            "simulations_to_95": [run.to_95 for run in policy_runs],  # functional and branch both
         }
     if baseline in policy_rows:
         # The CDG criterion: the baseline's final coverage in at most half the simulations the baseline took.
