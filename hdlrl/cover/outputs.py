@@ -4,6 +4,8 @@ The corpus is minimised (`hdlrl.cover.corpus`), each kept program is simulated a
 harness to record the reference's outputs, and from those runs come
 
 - `testbench/` and `replay/`: the standalone, self-checking testbench (`hdlrl.cover.testbench`);
+- `cocotb/`: the same replay as a cocotb test folder, the covergroups as cocotb-coverage ones
+  (`hdlrl.cover.cocotb_replay`);
 - `coverage.json`: totals per metric, every point and bin with its count, the unreachable
   points left out and why, the mutants and which program killed each, the coverage curve;
 - `coverage.info`: the replay's Verilator line coverage as lcov, what `genhtml` and CI
@@ -28,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hdlrl.checkpoint import SUMMARY
+from hdlrl.cover.cocotb_replay import COCOTB_FOLDER, write_cocotb_replay
 from hdlrl.cover.coverage import CoveragePoint, merge_counts, read_coverage_file, summarise
 from hdlrl.cover.functional import fraction, merge_hits
 from hdlrl.cover.corpus import Entry, greedy_cover
@@ -69,6 +72,7 @@ def replay_final_set(run: CoverRun) -> FinalSet:
     code: dict[str, int] = {}
     functional: dict[str, int] = {}
     killed: dict[int, int] = {}
+    sample_widths: list[int] = []  # of the sampled expressions, as the harness prints them (for the cocotb replay)
     for number, entry in enumerate(entries):
         stimulus = render(parse_program(entry.program, run.space, entry.seed, entry.origin), run.space)
         result = run.harness.run(stimulus, f"{run.token}_final_{number}", run.flow.simulation_time_s)
@@ -80,6 +84,7 @@ def replay_final_set(run: CoverRun) -> FinalSet:
         kept.append(entry)
         stimuli.append(stimulus)
         expected.append(result.outputs)
+        sample_widths = [len(bits) for bits in result.samples[0]] if result.samples else sample_widths
         code = merge_counts(code, result.coverage)
         functional = merge_hits(functional, run.functional_hits(result))
         for mutant in result.killed:
@@ -87,6 +92,9 @@ def replay_final_set(run: CoverRun) -> FinalSet:
     if entries and not kept:
         raise HdlrlError(f"replaying the final set failed on every program: {dropped[-1]['reason']}", run.run_dir)
     files = write_replay(run.run_dir, run.design, run.interface, run.space.ports, stimuli, expected)
+    write_cocotb_replay(run.run_dir / COCOTB_FOLDER, run.design, run.interface, run.space.ports,
+                        [len(stimulus.rows) for stimulus in stimuli], files.testbench.parent, run.groups, sample_widths,
+                        functional)
     return FinalSet(kept, code, functional, killed, files, dropped)
 
 
@@ -185,6 +193,7 @@ def write_outputs(run: CoverRun) -> dict:
         "targets_met": targets_met({metric: entry.get("fraction") for metric, entry in totals.items()}, run.targets),
         "testbench": str(final.files.testbench),
         "replay": str(final.files.run_script),
+        "cocotb_replay": str(run.run_dir / COCOTB_FOLDER),
         "coverage_file": str(run.run_dir / COVERAGE_FILE),
         "replay_check": check_replay(run, final),
     }
