@@ -3,8 +3,13 @@ and does what each generator says; steering values come from the branch's source
 
 from __future__ import annotations
 
+import json
+from dataclasses import replace
+
 import pytest
 
+from hdlrl.cover.cover_flow import load_cover_flow
+from hdlrl.cover.directed_policy import stimulus_policy
 from hdlrl.cover.steer import steering_values
 from hdlrl.cover.stimulus import ProgramError, StimulusSpace, parse_program, render
 from hdlrl.verify.interface import Port
@@ -104,3 +109,11 @@ def test_the_prompts_example_program_is_valid_and_names_the_designs_own_inputs()
     text = example_program(inputs)
     program = parse_program(text, FIFO_SPACE)
     assert len(program.segments) == 3 and '"wr_en": 1' in text and '"din": 0' in text
+
+
+def test_the_random_baseline_runs_the_flow_s_random_cycles() -> None:
+    flow = replace(load_cover_flow(), random_cycles=32)
+    program = json.loads(stimulus_policy("random", flow).sample(None, 1, 0)[0].text)
+    assert program == {"segments": [{"generator": "random", "cycles": 32}]}
+    told = json.loads(stimulus_policy("random", flow, cycles=8).sample(None, 1, 0)[0].text)
+    assert told["segments"][0]["cycles"] == 8

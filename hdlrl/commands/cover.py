@@ -15,8 +15,8 @@ from hdlrl.cover.loop import CoverRun
 from hdlrl.cover.outputs import write_outputs
 from hdlrl.design import Design, load_design
 from hdlrl.errors import HdlrlError
-from hdlrl.cover.directed_policy import EMBEDDED_POLICIES
-from hdlrl.policy import make_policy, policy_options
+from hdlrl.cover.directed_policy import stimulus_policy
+from hdlrl.policy import policy_options
 from hdlrl.text_tables import markdown_table, text_table
 
 
@@ -55,7 +55,7 @@ def run_cover(arguments: argparse.Namespace) -> int:
     run_dir = run_dir.resolve()  # tools and the replay check run from other folders
     if not arguments.resume:
         refuse_unfinished(run_dir)
-    policy = make_policy(arguments.policy, EMBEDDED_POLICIES, **policy_options(arguments.policy_option or []))
+    policy = stimulus_policy(arguments.policy, flow, **policy_options(arguments.policy_option or []))
     run = CoverRun(design, policy, flow, run_dir, arguments.seed, False if arguments.no_sandbox else None,
                    progress=not arguments.json)
     try:

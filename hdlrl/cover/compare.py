@@ -30,8 +30,7 @@ from hdlrl.cover.loop import CoverRun
 from hdlrl.cover.report import svg_coverage_comparison
 from hdlrl.design import Design
 from hdlrl.html_page import html_page
-from hdlrl.cover.directed_policy import EMBEDDED_POLICIES
-from hdlrl.policy import make_policy
+from hdlrl.cover.directed_policy import stimulus_policy
 
 
 @dataclass
@@ -51,7 +50,7 @@ class ExpertRun:
 
 def run_expert(design: Design, policy_spec: str, seed: int, flow: CoverFlow, run_dir: Path) -> ExpertRun:
     """One policy, one seed, the whole budget (not stopping at the targets)."""
-    run = CoverRun(design, make_policy(policy_spec, EMBEDDED_POLICIES), replace(flow, stop_at_targets=False), run_dir, seed,
+    run = CoverRun(design, stimulus_policy(policy_spec, flow), replace(flow, stop_at_targets=False), run_dir, seed,
                    progress=False)
     run.run()
     points = run.curve()

@@ -18,10 +18,12 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+from hdlrl.cover.cover_flow import CoverFlow
 from hdlrl.cover.stimulus import Segment, StimulusProgram
 from hdlrl.cover.prompt import CoverState
 from hdlrl.ttt.protocol import Sample, UpdateStats
 from hdlrl.cover.random_policy import RandomStimulusPolicy
+from hdlrl.policy import make_policy
 from hdlrl.policy.linear_softmax import Decision, LinearSoftmax
 
 STATE_FILE = "cdg_policy.pt"
@@ -95,3 +97,10 @@ class CoverageDirectedPolicy:
 
 # what `hdlrl cover --policy` offers besides language models
 EMBEDDED_POLICIES = {"cdg": CoverageDirectedPolicy, "random": RandomStimulusPolicy}
+
+
+def stimulus_policy(spec: str, flow: CoverFlow, **options):
+    """The policy `spec` names, the random baseline with the flow's `random_cycles` unless told otherwise."""
+    if spec == "random":
+        options = {"cycles": flow.random_cycles, **options}
+    return make_policy(spec, EMBEDDED_POLICIES, **options)
