@@ -19,6 +19,7 @@ from hdlrl.cover.solve import bin_targets, code_target, parse_trace, solve, top_
 from hdlrl.cover.unreachable import claim_for
 from hdlrl.design import load_design
 from hdlrl.eda.toolchain import has_tool
+from hdlrl.ttt.protocol import Sample
 from hdlrl.verify.interface import Port
 
 needs_tools = pytest.mark.skipif(not (has_tool("verilator") and has_tool("yosys")), reason="needs verilator and yosys")
@@ -92,3 +93,26 @@ def test_an_uncovered_branch_gets_a_target_from_its_line() -> None:
     target = code_target(f"branch|rtl/traffic_light.v|{line}|5|{line}|if|", texts)
     assert target is not None and target.never.startswith("!(") and target.line == line
     assert code_target(f"toggle|rtl/traffic_light.v|{line}|5|{line}|state[0]|", texts) is None
+
+
+class ReplaysOnce(GivenPrograms):
+    """Proposes its programs as if each replayed the sequences solved for `items`."""
+
+    def __init__(self, programs: list[str], items: list[str]):
+        super().__init__(programs)
+        self.items = items
+
+    def sample(self, state, k: int, rng_seed: int) -> list[Sample]:
+        return [replace(sample, metadata={**sample.metadata, "solved": self.items})
+                for sample in super().sample(state, k, rng_seed)]
+
+
+@needs_tools
+def test_a_sequence_that_missed_its_item_is_not_offered_again(tmp_path: Path) -> None:
+    design = load_design(DESIGNS_DIR / "seq_detect")
+    flow = replace(load_cover_flow(), mutants=0, stop_at_targets=False, budget=1, group_size=1, solves_per_step=0)
+    zeros = json.dumps({"segments": [{"generator": "hold", "cycles": 8, "values": {"din": 0}}]})
+    run = CoverRun(design, ReplaysOnce([zeros], ["fsm.state.s1011", "fsm.state.idle"]), flow, tmp_path, progress=False)
+    run.state.witnesses = {"fsm.state.s1011": [{"din": 1}], "fsm.state.idle": [{"din": 0}]}
+    run.run()
+    assert run.state.witnesses == {"fsm.state.s1011": None, "fsm.state.idle": [{"din": 0}]}

@@ -75,10 +75,13 @@ class CoverageDirectedPolicy:
             chosen = generator.choices(range(len(self.actions)), weights=probabilities, k=self.segments)
             built = [self._segments(self.actions[choice], state, generator) for choice in chosen]
             program = StimulusProgram(tuple(segment for segments, _ in built for segment in segments))
+            aimed = [(self.actions[choice] == SOLVE_ACTION, target) for choice, (_, target) in zip(chosen, built)
+                     if target]
             samples.append(Sample({}, program.to_json(), float(log_policy[chosen].sum()),
                                   "+".join(self.actions[choice] for choice in chosen),
                                   {"seed": rng_seed * 1000 + index, "actions": chosen,
-                                   "steered": [target for _, target in built if target]}))
+                                   "steered": [target for solved, target in aimed if not solved],
+                                   "solved": [target for solved, target in aimed if solved]}))
         return samples
 
     def update(self, state_samples: list[tuple[CoverState, list[Sample]]], advantages: list[list[float]],

@@ -343,6 +343,10 @@ class CoverRun:
         covered = self.covered()
         killed = {int(index) for index in self.state.killed}
         judged = [self._judged(outcome, covered, killed) for outcome in outcomes]
+        for sample in samples:  # a solved sequence replayed without reaching its item is not offered again
+            for item in sample.metadata.get("solved", []):
+                if item not in covered and f"functional|{item}" not in covered:
+                    self.state.witnesses[item] = None
         if self.harness.code_coverage and not any(verdict.row.get("new_items") for verdict in judged):
             self.examine_uncovered()  # coverage stalled: some holes may have no way in
         return [judged]
