@@ -116,7 +116,7 @@ def test_optimize_records_each_tool_fault_and_judges_the_candidates_after_it(tmp
     flows.mkdir()
     _flow(flows, "gate.yaml", {})
     _flow(flows, "eval.yaml", {"  time_s: 120 ": "  time_s: 3 ", "  idle_s: 30 ": "  idle_s: 5 "})
-    flow = _flow(flows, "optimize.yaml", {"groups: 2 ": "groups: 1 "})
+    flow = _flow(flows, "optimize.yaml", {})
     out, cache = tmp_path / "run", tmp_path / "cache"
     result = _cli("optimize", str(DESIGNS_DIR / "alu8"), "--out", str(out), "--flow", str(flow), "--budget", "4",
                   "--seed", "52", "--no-sandbox", "--json",

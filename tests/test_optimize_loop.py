@@ -29,7 +29,7 @@ def small_flow(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("flows")
     for name in ("gate.yaml", "eval.yaml"):
         (folder / name).write_text((FLOWS / name).read_text())
-    text = (FLOWS / "optimize.yaml").read_text().replace("groups: 2 ", "groups: 1 ").replace("group_size: 4 ", "group_size: 2 ")
+    text = (FLOWS / "optimize.yaml").read_text().replace("group_size: 4 ", "group_size: 2 ")
     (folder / "optimize.yaml").write_text(text)
     return folder / "optimize.yaml"
 

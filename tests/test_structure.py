@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from hdlrl.design import load_design
+from hdlrl.design import design_folders, load_design
 from hdlrl.eda.runner import ToolRunner
 from hdlrl.eda.toolchain import has_tool
 from hdlrl.verify.structure import check_structure
@@ -60,9 +60,10 @@ def test_parameters_and_initial_values_are_not_issues(tmp_path: Path) -> None:
     assert result.ok, result.reason
 
 
-@pytest.mark.parametrize("name", sorted(path.name for path in DESIGNS_DIR.iterdir() if path.is_dir()))
-def test_reference_designs_are_clean(tmp_path: Path, name: str) -> None:
-    design = load_design(DESIGNS_DIR / name)
+@pytest.mark.parametrize("folder", design_folders([DESIGNS_DIR, DESIGNS_DIR / "hard_coverage"]),
+                         ids=lambda folder: folder.name)
+def test_reference_designs_are_clean(tmp_path: Path, folder: Path) -> None:
+    design = load_design(folder)
     sources = []
     for path in design.rtl:
         shutil.copy(path, tmp_path / path.name)

@@ -44,6 +44,7 @@ TOPLEVEL = "hdlrl_cocotb_top"
 LAYOUT_FILE = "replay.json"
 EXPECTED_COVERAGE_FILE = "expected_coverage.json"
 MODEL_FILE = "coverage_model.py"
+STATIC_FILES = Path(__file__).with_name("cocotb_files")  # replay_tests.py and test_replay.py, as written out
 
 
 def _picoseconds(nanoseconds: float) -> int:
@@ -246,188 +247,6 @@ def coverage_model_source(design: Design, groups: list[Covergroup], wires: dict[
     return _MODEL_HEAD.format(design=design.name) + "\n".join(lines) + "\n"
 
 
-_REPLAY_TESTS = '''\
-"""One stimulus of `hdlrl cover`'s final set (`+stimulus=S`) replayed through cocotb from power-up.
-
-Written by `hdlrl cover`; test_replay.py runs it once per stimulus. The cycle is the Verilog replay's
-(../testbench/hdlrl_replay_tb.v): the inputs change a tenth of a period after the falling edge of the first
-clock, and eight tenths later every output is compared with the reference's (where the mask says so) and
-the covergroups are sampled (coverage_model.py); without a clock: apply the inputs, wait 1 ns, compare and
-sample. What the covergroups hit goes to +coverage_dir as hdlrl's bin ids (JSON) and cocotb-coverage's XML.
-"""
-
-from __future__ import annotations
-
-import json
-from pathlib import Path
-from typing import Any
-
-import cocotb
-from cocotb.clock import Clock
-from cocotb.triggers import FallingEdge, Timer
-from cocotb_coverage.coverage import coverage_db
-
-import coverage_model
-
-HERE = Path(__file__).resolve().parent
-LAYOUT = json.loads((HERE / "replay.json").read_text())
-
-
-def words(name: str) -> list[int]:
-    """A $readmemh file of the Verilog replay, one word a line."""
-    return [int(line, 16) for line in (HERE / LAYOUT[name]).read_text().split()]
-
-
-def fields(ports: list[dict]) -> list[tuple[dict, int]]:
-    """Each port with its lowest bit in a word, the first port in the high bits."""
-    low = sum(port["width"] for port in ports)
-    placed = []
-    for port in ports:
-        low -= port["width"]
-        placed.append((port, low))
-    return placed
-
-
-def field(word: int, width: int, low: int) -> int:
-    return (word >> low) & ((1 << width) - 1)
-
-
-def field_bits(word: int, width: int, low: int) -> str:
-    return format(field(word, width, low), f"0{width}b")
-
-
-def known(value: str) -> int | None:
-    """A signal's value as an integer; None when a bit is X or Z."""
-    return int(value, 2) if value and set(value) <= {"0", "1"} else None
-
-
-@cocotb.test()
-async def replay(dut: Any) -> None:
-    number = int(cocotb.plusargs["stimulus"])
-    lengths = LAYOUT["cycles"]
-    first_row = sum(lengths[:number])
-    stimulus, expected, masks = words("stimulus"), words("expected"), words("mask")
-    for clock in LAYOUT["clocks"]:
-        Clock(getattr(dut, clock["name"]), clock["period_ps"], unit="ps").start(start_high=False)
-    for cycle in range(lengths[number]):
-        row = first_row + cycle
-        if LAYOUT["apply_ps"]:
-            await Timer(LAYOUT["apply_ps"], unit="ps")
-        for port, low in fields(LAYOUT["driven"]):
-            getattr(dut, port["name"]).value = field(stimulus[row], port["width"], low)
-        await Timer(LAYOUT["settle_ps"], unit="ps")
-        for port, low in fields(LAYOUT["outputs"]):
-            got = str(getattr(dut, port["wire"]).value)
-            want, care = field_bits(expected[row], port["width"], low), field_bits(masks[row], port["width"], low)
-            if any(compared == "1" and bit != wanted for bit, wanted, compared in zip(got, want, care)):
-                shown = "".join(bit if compared == "1" else "x" for bit, compared in zip(want, care))
-                inputs = " ".join(f"{driven['name']}={field(stimulus[row], driven['width'], at):x}"
-                                  for driven, at in fields(LAYOUT["driven"]))
-                raise AssertionError(f"REPLAY MISMATCH stimulus {number} cycle {cycle} output {port['name']} "
-                                     f"expected {shown} got {got} (inputs: {inputs})")
-        coverage_model.sample({wire: known(str(getattr(dut, wire).value)) for wire in LAYOUT["sampled"]})
-        if LAYOUT["cycle_clock"]:
-            await FallingEdge(getattr(dut, LAYOUT["cycle_clock"]))
-    folder = Path(cocotb.plusargs["coverage_dir"])
-    (folder / f"stimulus{number}.json").write_text(json.dumps(coverage_model.hits(), indent=1))
-    if coverage_db:  # cocotb-coverage cannot export an empty database
-        coverage_db.export_to_xml(str(folder / f"stimulus{number}.xml"))
-'''
-
-_TEST_REPLAY = '''\
-"""Replays `hdlrl cover`'s final stimulus set on Icarus through cocotb, and checks its functional coverage.
-
-Run `python -m pytest` in this folder (needs cocotb 2.x, cocotb-coverage, pytest and Icarus Verilog; no hdlrl).
-Each stimulus replays in a simulation of its own from power-up, as ../replay/run.sh does, every output
-compared with the reference's; then the bins the covergroups of coverage_model.py hit must be those hdlrl
-recorded (expected_coverage.json). `HDLRL_DUT="a.v b.v" python -m pytest` replays on other DUT sources (a
-changed design, a mutant), which are judged by their outputs only, as run.sh judges them.
-SIM_CMD_PREFIX="timeout 60" bounds each simulation, as run.sh's timeout does (a hanging mutant).
-"""
-
-from __future__ import annotations
-
-import contextlib
-import json
-import os
-import shlex
-import shutil
-from pathlib import Path
-from xml.etree import ElementTree
-
-import pytest
-from cocotb_coverage.coverage import merge_coverage
-from cocotb_tools.runner import Runner, get_runner
-
-HERE = Path(__file__).resolve().parent
-LAYOUT = json.loads((HERE / "replay.json").read_text())
-BUILD = HERE / "sim_build"
-COVERAGE = BUILD / "coverage"
-DUT_VARIABLE = "HDLRL_DUT"
-
-
-def dut_sources() -> list[Path]:
-    """$HDLRL_DUT's sources (relative to where pytest started), else the reference copy."""
-    given = shlex.split(os.environ.get(DUT_VARIABLE, ""))
-    return [Path(source).resolve() for source in given] or [HERE / source for source in LAYOUT["rtl"]]
-
-
-@pytest.fixture(scope="module")
-def icarus() -> Runner:
-    """The toplevel and the DUT built once; an empty folder for the stimuli's coverage."""
-    runner = get_runner("icarus")
-    runner.build(sources=[HERE / LAYOUT["toplevel_file"], *dut_sources()],
-                 includes=[HERE / folder for folder in LAYOUT["includes"]], hdl_toplevel=LAYOUT["toplevel"],
-                 build_dir=BUILD, always=True, timescale=("1ns", "1ps"))
-    shutil.rmtree(COVERAGE, ignore_errors=True)
-    COVERAGE.mkdir(parents=True)
-    return runner
-
-
-def first_failure(results: Path) -> str:
-    """The first failure cocotb recorded in a results file (its message names stimulus, cycle and output)."""
-    if results.is_file():
-        for case in ElementTree.parse(results).getroot().iter("testcase"):
-            for problem in case:
-                if problem.tag in ("failure", "error"):
-                    return problem.get("message") or problem.text or problem.tag
-    return "the simulation ended without results"
-
-
-@pytest.mark.parametrize("stimulus", range(len(LAYOUT["cycles"])))
-def test_stimulus(icarus: Runner, stimulus: int) -> None:
-    results = BUILD / f"stimulus{stimulus}.xml"
-    with contextlib.suppress(SystemExit):  # how cocotb's runner reports a failed test under pytest
-        # In the Verilog replay's folder: the data files the design reads are there.
-        icarus.test(test_module="replay_tests", hdl_toplevel=LAYOUT["toplevel"], test_dir=HERE / LAYOUT["bench"],
-                    results_xml=str(results), plusargs=[f"+stimulus={stimulus}", f"+coverage_dir={COVERAGE}"])
-        return
-    pytest.fail(first_failure(results), pytrace=False)
-
-
-def test_functional_coverage(icarus: Runner) -> None:
-    """Sums the stimuli's bin hits into functional_coverage.json and coverage.xml; on the reference,
-    the bins hit must be those hdlrl recorded."""
-    files = [COVERAGE / f"stimulus{number}.json" for number in range(len(LAYOUT["cycles"]))]
-    missing = [number for number, file in enumerate(files) if not file.is_file()]
-    assert not missing, f"no coverage from stimuli {missing}: their replay failed or did not run"
-    hits: dict[str, int] = {}
-    for file in files:
-        for bin_id, count in json.loads(file.read_text()).items():
-            hits[bin_id] = hits.get(bin_id, 0) + count
-    (HERE / "functional_coverage.json").write_text(json.dumps(dict(sorted(hits.items())), indent=1))
-    exports = sorted(COVERAGE.glob("*.xml"))
-    if exports:
-        merge_coverage(lambda message: None, str(HERE / "coverage.xml"), *map(str, exports))
-    if os.environ.get(DUT_VARIABLE):
-        pytest.skip(f"{DUT_VARIABLE} is set: the coverage is compared on the reference only")
-    expected = json.loads((HERE / "expected_coverage.json").read_text())
-    assert sorted(hits) == sorted(expected), "the covergroups do not declare hdlrl's bins"
-    hit, wanted = {bin_id for bin_id, count in hits.items() if count}, {b for b, count in expected.items() if count}
-    assert hit == wanted, f"bins hit here only: {sorted(hit - wanted)}; in hdlrl's run only: {sorted(wanted - hit)}"
-'''
-
-
 def write_cocotb_replay(folder: Path, design: Design, interface: Interface, driven: tuple[Port, ...],
                         lengths: list[int], bench_folder: Path, groups: list[Covergroup], sample_widths: list[int],
                         expected_hits: dict[str, int]) -> Path:
@@ -444,8 +263,8 @@ def write_cocotb_replay(folder: Path, design: Design, interface: Interface, driv
     (folder / LAYOUT_FILE).write_text(json.dumps(layout, indent=1))
     wires = dict(zip(expressions, layout["sampled"]))
     (folder / MODEL_FILE).write_text(coverage_model_source(design, groups, wires))
-    (folder / "replay_tests.py").write_text(_REPLAY_TESTS)
-    (folder / "test_replay.py").write_text(_TEST_REPLAY)
+    for name in ("replay_tests.py", "test_replay.py"):  # fixed files, kept as package data
+        shutil.copyfile(STATIC_FILES / f"{name}.in", folder / name)
     (folder / "pytest.ini").write_text("[pytest]\n")
     (folder / EXPECTED_COVERAGE_FILE).write_text(json.dumps(dict(sorted(expected_hits.items())), indent=1))
     return folder

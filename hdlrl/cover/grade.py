@@ -15,8 +15,9 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from hdlrl.cover.cover_flow import CoverFlow
-from hdlrl.cover.loop import CoverRun, target_met
+from hdlrl.cover.loop import CoverRun
 from hdlrl.cover.prompt import CoverState
+from hdlrl.cover.targets import target_met
 from hdlrl.design import Design
 from hdlrl.errors import HdlrlError
 from hdlrl.ttt.protocol import Sample, UpdateStats

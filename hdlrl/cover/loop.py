@@ -28,15 +28,16 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from hdlrl.cover.corpus import Entry
-from hdlrl.cover.coverage import CoveragePoint, MetricSummary, merge_counts, summarise
+from hdlrl.cover.coverage import MetricSummary, merge_counts, summarise
 from hdlrl.cover.cover_flow import CoverFlow
-from hdlrl.cover.coverage_yaml import load_coverage_targets, load_covergroups
+from hdlrl.cover.coverage_yaml import load_covergroups
 from hdlrl.cover.functional import FunctionalCoverage, fraction, merge_hits, sampled_expressions, scoped
 from hdlrl.cover.harness import (Harness, HarnessBuildError, HarnessRun, HarnessSpec, build_harness, mutant_named_in,
                                  spec_digest)
 from hdlrl.cover.mutants import CoverMutant, cover_mutants
 from hdlrl.cover.solve import bin_targets, code_target, solve, top_module_line
 from hdlrl.cover.steer import steering_values
+from hdlrl.cover.targets import design_targets, targets_met
 from hdlrl.cover.stimulus import ProgramError, StimulusProgram, StimulusSpace, parse_program, render
 from hdlrl.cover.unreachable import unreachable_points
 from hdlrl.design import Design
@@ -57,16 +58,6 @@ from hdlrl.verify.interface import InterfaceError, read_interface
 # at all earns REFUSED_REWARD, so a model that cannot write programs yet still learns the format.
 REFUSED_REWARD = -1.0
 _UNCOVERED_SHOWN = 40
-
-
-def target_met(measured: float | None, target: float) -> bool:
-    """A target holds when its metric was measured and reaches it: one not measured meets none."""
-    return measured is not None and measured >= target - 1e-12
-
-
-def targets_met(fractions: dict[str, float | None], targets: dict[str, float]) -> bool:
-    """Every target holds (LLM4Cov's pass rule)."""
-    return all(target_met(fractions.get(metric), target) for metric, target in targets.items())
 
 
 @dataclass
@@ -269,10 +260,7 @@ class CoverRun:
 
     @property
     def targets(self) -> dict[str, float]:
-        """The flow's targets, each overridden where the design's coverage.yaml names the metric
-        (CVDP's pass rule: per-metric targets per design); no functional target without covergroups."""
-        targets = {**self.flow.targets, **load_coverage_targets(self.design.root)}
-        return {metric: target for metric, target in targets.items() if metric != "functional" or self.groups}
+        return design_targets(self.flow.targets, self.design.root, bool(self.groups))
 
     def targets_met(self) -> bool:
         return targets_met(self.fractions(), self.targets)
@@ -343,10 +331,9 @@ class CoverRun:
         covered = self.covered()
         killed = {int(index) for index in self.state.killed}
         judged = [self._judged(outcome, covered, killed) for outcome in outcomes]
-        for sample in samples:  # a solved sequence replayed without reaching its item is not offered again
-            for item in sample.metadata.get("solved", []):
-                if item not in covered and f"functional|{item}" not in covered:
-                    self.state.witnesses[item] = None
+        missed = [item for sample in samples for item in sample.metadata.get("solved", [])
+                  if item not in covered and f"functional|{item}" not in covered]
+        self.state.witnesses.update(dict.fromkeys(missed))  # a solved sequence that missed is not offered again
         if self.harness.code_coverage and not any(verdict.row.get("new_items") for verdict in judged):
             self.examine_uncovered()  # coverage stalled: some holes may have no way in
         return [judged]
@@ -411,12 +398,3 @@ class CoverRun:
     def proposed(self) -> int:
         """Programs the policy proposed (the budget counts these)."""
         return self.loop.state.spent
-
-
-def describe_point(item: str) -> str:
-    """One readable line for a coverage item id."""
-    if item.startswith("functional|"):
-        return f"functional bin {item.partition('|')[2]}"
-    point = CoveragePoint.from_id(item)
-    where = f"{point.file}:{point.line}"
-    return f"{point.metric} {where} {point.kind}" + (f" in {point.instance}" if point.instance else "")

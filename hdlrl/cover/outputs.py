@@ -34,8 +34,9 @@ from hdlrl.cover.cocotb_replay import COCOTB_FOLDER, write_cocotb_replay
 from hdlrl.cover.coverage import CoveragePoint, merge_counts, read_coverage_file, summarise
 from hdlrl.cover.functional import fraction, merge_hits
 from hdlrl.cover.corpus import Entry, greedy_cover
-from hdlrl.cover.loop import CoverRun, targets_met
+from hdlrl.cover.loop import CoverRun
 from hdlrl.cover.report import COVERAGE_FILE, write_cover_report
+from hdlrl.cover.targets import targets_met
 from hdlrl.cover.stimulus import parse_program, render
 from hdlrl.cover.testbench import ReplayFiles, write_replay
 from hdlrl.errors import HdlrlError
