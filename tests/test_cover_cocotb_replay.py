@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import random
 import re
 import shutil
@@ -20,7 +19,7 @@ import pytest
 
 from conftest import DESIGNS_DIR
 from hdlrl.cli import main
-from hdlrl.cover.cocotb_replay import MODEL_FILE, coverage_model_source
+from hdlrl.cover.cocotb_replay import MODEL_FILE, coverage_model_source, run_cocotb_replay
 from hdlrl.cover.coverage_yaml import COVERAGE_FILE, load_covergroups
 from hdlrl.cover.functional import FunctionalCoverage, sampled_expressions
 from hdlrl.design import load_design
@@ -77,10 +76,11 @@ print(json.dumps(coverage_model.hits()))
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """traffic_light covered by short random programs (24 cycles), so that the final set holds several
-    stimuli and misses some bins; no mutants in the run (the tests make their own)."""
+    stimuli and misses some bins; three mutants, which the replay check runs both replays on."""
     text = (FLOWS / "cover.yaml").read_text()
-    for old, new in (("group_size: 8 ", "group_size: 4 "), ("mutants: 30 ", "mutants: 0 "),
-                     ("stop_at_targets: true", "stop_at_targets: false")):
+    for old, new in (("group_size: 8 ", "group_size: 4 "), ("mutants: 30 ", "mutants: 3 "),
+                     ("stop_at_targets: true", "stop_at_targets: false"),
+                     ("check_cocotb_replay: false", "check_cocotb_replay: true")):
         assert old in text
         text = text.replace(old, new)
     folder = tmp_path_factory.mktemp("cocotb-replay")
@@ -89,18 +89,6 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert main(["cover", str(DESIGNS_DIR / "traffic_light"), "--out", str(out), "--flow", str(folder / "cover.yaml"),
                  "--seed", "2", "--budget", "8", "--policy", "random", "--policy-option", "cycles=24"]) == 0
     return out
-
-
-def cocotb_replay(folder: Path, dut: tuple[Path, ...] = ()) -> subprocess.CompletedProcess:
-    """`python -m pytest` in `folder`, outside this test session (its pytest and cocotb variables dropped),
-    on `dut` when given; each simulation bounded as run.sh bounds it."""
-    environment = {name: value for name, value in os.environ.items()
-                   if not name.startswith("COCOTB_") and name not in ("PYTEST_CURRENT_TEST", "PYTHONPATH")}
-    environment["SIM_CMD_PREFIX"] = "timeout 60"
-    if dut:
-        environment["HDLRL_DUT"] = " ".join(map(str, dut))
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=folder,
-                          env=environment, capture_output=True, text=True, timeout=300)
 
 
 def test_the_covergroups_count_as_hdlrl_counts(tmp_path: Path) -> None:
@@ -142,7 +130,7 @@ def test_replays_on_the_reference_with_the_bins_hdlrl_counted(run_dir: Path, tmp
     stimuli = len(json.loads((folder / "replay.json").read_text())["cycles"])
     assert stimuli >= 2  # each replayed from power-up in a simulation of its own
 
-    result = cocotb_replay(folder)
+    result = run_cocotb_replay(folder)
     assert result.returncode == 0, result.stdout[-3000:]
     assert f"{stimuli + 1} passed" in result.stdout  # a test per stimulus, then the coverage check
     recorded = json.loads((run_dir / "coverage.json").read_text())["functional_bins"]
@@ -155,8 +143,15 @@ def test_replays_on_the_reference_with_the_bins_hdlrl_counted(run_dir: Path, tmp
     expected = json.loads((folder / "expected_coverage.json").read_text())
     missed = next(bin_id for bin_id, count in sorted(expected.items()) if not count)
     (folder / "expected_coverage.json").write_text(json.dumps({**expected, missed: 1}))
-    result = cocotb_replay(folder)
+    result = run_cocotb_replay(folder)
     assert result.returncode != 0 and f"in hdlrl's run only: ['{missed}']" in result.stdout
+
+
+def test_the_replay_check_runs_the_cocotb_replay_beside_the_verilog_one(run_dir: Path) -> None:
+    check = json.loads((run_dir / "summary.json").read_text())["replay_check"]
+    assert check["passes_on_reference"] and check["live_mutants"] >= 1
+    assert check["cocotb"]["passes_on_reference"], check["cocotb"]["reference_output"]
+    assert check["cocotb"]["mutants_failed"] == check["mutants_failed"] and check["cocotb"]["disagreements"] == []
 
 
 def test_fails_on_a_mutant_exactly_where_the_verilog_replay_fails(run_dir: Path, tmp_path: Path) -> None:
@@ -166,7 +161,7 @@ def test_fails_on_a_mutant_exactly_where_the_verilog_replay_fails(run_dir: Path,
         sources = write_mutant(design, mutant, tmp_path / f"mutant{mutant.index}")
         verilog = subprocess.run([str(run_dir / "replay" / "run.sh"), *map(str, sources)], capture_output=True,
                                  text=True, timeout=300)
-        cocotb = cocotb_replay(run_dir / "cocotb", sources)
+        cocotb = run_cocotb_replay(run_dir / "cocotb", sources)
         verdicts.append((verilog.returncode != 0, cocotb.returncode != 0))
         assert verdicts[-1][0] == verdicts[-1][1], (mutant.description, verilog.stdout[-1000:], cocotb.stdout[-2000:])
         if verilog.returncode:

@@ -84,15 +84,50 @@ def test_the_solved_sequence_reaches_the_deep_state_on_the_harness(tmp_path: Pat
     assert replayed.state.functional["fsm.state.s1011"] > 0 and replayed.state.functional["fsm.state.overlap"] > 0
 
 
+def test_a_default_arm_claim_names_every_case_item() -> None:
+    """An item whose statement ends in a begin-end block (`else if (x) begin ... end`) once
+    swallowed the next item's label, so the default's claim left states out and could never be
+    proven."""
+    text = (DESIGNS_DIR / "hard_coverage" / "deep_fsm" / "rtl" / "deep_fsm.v").read_text()
+    line = next(number for number, content in enumerate(text.splitlines(), 1) if content.strip() == "default:")
+    claim = claim_for(CoveragePoint("branch", "rtl/deep_fsm.v", line, 17, str(line), "case", ""), text)
+    states = ("IDLE", "ARM", "CFG", "KEY1", "KEY2", "CHECK", "RUN", "PAUSE", "DONE", "ERR")
+    assert claim.expression == " || ".join(f"(state == S_{state})" for state in states)
+
+
+def test_a_branch_arm_is_targeted_inside_its_enclosing_conditions() -> None:
+    """The arm's first statement becomes `assert (1'b0)`, so only entering the arm (in its case
+    item, under its enclosing ifs) fails it; asserting the arm's own condition at module level
+    would be met by `abort` in any state."""
+    text = (DESIGNS_DIR / "hard_coverage" / "deep_fsm" / "rtl" / "deep_fsm.v").read_text()
+    lines = text.splitlines()
+    line = next(number for number, content in enumerate(lines, 1)
+                if content.strip() == "S_CFG:") + 1  # `if (abort)` of the CFG state
+    target = code_target(f"branch|rtl/deep_fsm.v|{line}|21|{line}-{line + 1}|elsif|", {"rtl/deep_fsm.v": text})
+    placed = target.place(text).splitlines()
+    assert placed[line].strip() == "begin assert (1'b0); state <= S_IDLE; end" and placed[line - 1] == lines[line - 1]
+    go = next(number for number, content in enumerate(lines, 1) if "cmd == C_GO" in content)
+    otherwise = code_target(f"branch|rtl/deep_fsm.v|{go}|26|{go + 4}|else|", {"rtl/deep_fsm.v": text})
+    assert otherwise.place(text).splitlines()[go + 3].strip() == "begin assert (1'b0); state <= S_ERR; end"
+    assert code_target(f"toggle|rtl/deep_fsm.v|{line}|5|{line}|state[0]|", {"rtl/deep_fsm.v": text}) is None
+
+
 @needs_tools
-def test_an_uncovered_branch_gets_a_target_from_its_line() -> None:
-    design = load_design(DESIGNS_DIR / "traffic_light")
+def test_a_nested_arm_is_solved_and_replayed(tmp_path: Path) -> None:
+    design = load_design(DESIGNS_DIR / "hard_coverage" / "deep_fsm")
+    flow = replace(load_cover_flow(), mutants=0, stop_at_targets=False, budget=1, group_size=1, solves_per_step=0)
     texts = {str(path.relative_to(design.root)): path.read_text() for path in design.rtl}
-    line = next(number for number, text in enumerate(texts["rtl/traffic_light.v"].splitlines(), 1)
-                if text.strip().startswith("if (") or " if (" in text)
-    target = code_target(f"branch|rtl/traffic_light.v|{line}|5|{line}|if|", texts)
-    assert target is not None and target.never.startswith("!(") and target.line == line
-    assert code_target(f"toggle|rtl/traffic_light.v|{line}|5|{line}|state[0]|", texts) is None
+    line = next(number for number, content in enumerate(texts["rtl/deep_fsm.v"].splitlines(), 1)
+                if content.strip() == "S_CFG:") + 1
+    point = f"branch|rtl/deep_fsm.v|{line}|21|{line}-{line + 1}|elsif|"
+    run = CoverRun(design, GivenPrograms([]), flow, tmp_path / "run", progress=False)
+    run.prepare()
+    rows = solve(design, code_target(point, texts), run.space.ports, tmp_path / "solve", depth=12, time_s=60)
+    assert rows
+    program = json.dumps({"segments": [{"generator": "vectors", "vectors": rows}]})
+    replayed = CoverRun(design, GivenPrograms([program]), flow, tmp_path / "replay", progress=False)
+    replayed.run()
+    assert replayed.state.code[point] > 0
 
 
 class ReplaysOnce(GivenPrograms):

@@ -9,7 +9,8 @@ from dataclasses import replace
 import pytest
 
 from hdlrl.cover.cover_flow import load_cover_flow
-from hdlrl.cover.directed_policy import stimulus_policy
+from hdlrl.cover.directed_policy import SOLVE_ACTION, CoverageDirectedPolicy, coverage_features, stimulus_policy
+from hdlrl.cover.prompt import CoverState
 from hdlrl.cover.steer import steering_values
 from hdlrl.cover.stimulus import ProgramError, StimulusSpace, parse_program, render
 from hdlrl.verify.interface import Port
@@ -117,3 +118,23 @@ def test_the_random_baseline_runs_the_flow_s_random_cycles() -> None:
     assert program == {"segments": [{"generator": "random", "cycles": 32}]}
     told = json.loads(stimulus_policy("random", flow, cycles=8).sample(None, 1, 0)[0].text)
     assert told["segments"][0]["cycles"] == 8
+
+
+def _state_with_witnesses(count: int) -> CoverState:
+    witnesses = {f"fsm.state.bin{index}": [{"din": index}] for index in range(count)}
+    return CoverState("d", "", {}, {"din": 8}, "rst", {"functional": 0.5}, list(witnesses), witnesses=witnesses)
+
+
+def test_solved_sequences_are_likelier_the_more_there_are_and_each_is_replayed_before_any_repeats() -> None:
+    policy = CoverageDirectedPolicy()
+    solve = policy.actions.index(SOLVE_ACTION)
+
+    def solve_probability(count: int) -> float:
+        state = _state_with_witnesses(count)
+        return float(policy.softmax.log_policy(coverage_features(state), policy._prior(state))[solve].detach().exp())
+
+    assert solve_probability(1) < solve_probability(4) < solve_probability(12)
+    assert abs(solve_probability(4) - 4 / (4 + 21)) < 1e-6  # 21 generators (no steering): each witness counts as one
+    state = _state_with_witnesses(5)
+    replayed = [item for sample in policy.sample(state, 8, rng_seed=3) for item in sample.metadata["solved"]]
+    assert len(replayed) >= 5 and sorted(replayed[:5]) == sorted(state.witnesses)

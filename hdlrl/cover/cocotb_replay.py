@@ -24,6 +24,7 @@ test folder, `RUN/cocotb/`, that needs only cocotb, cocotb-coverage, pytest and 
 
 A run leaves `functional_coverage.json` (hdlrl's bin ids -> hits, summed over the stimuli) and
 `coverage.xml` (cocotb-coverage's database, merged over the stimuli) in the folder.
+`run_cocotb_replay` runs the folder as a user would, in a process of its own.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 from hdlrl.cover.functional import Bin, Covergroup, Coverpoint, sampled_expressions, scoped
@@ -268,3 +271,16 @@ def write_cocotb_replay(folder: Path, design: Design, interface: Interface, driv
     (folder / "pytest.ini").write_text("[pytest]\n")
     (folder / EXPECTED_COVERAGE_FILE).write_text(json.dumps(dict(sorted(expected_hits.items())), indent=1))
     return folder
+
+
+def run_cocotb_replay(folder: Path, dut: tuple[Path, ...] = (),
+                      simulation_time_s: int = 60) -> subprocess.CompletedProcess:
+    """`python -m pytest` in `folder`, outside any enclosing pytest or cocotb run (their variables
+    dropped), on the sources `dut` when given; each simulation bounded to `simulation_time_s`."""
+    environment = {name: value for name, value in os.environ.items()
+                   if not name.startswith("COCOTB_") and name not in ("PYTEST_CURRENT_TEST", "PYTHONPATH")}
+    environment["SIM_CMD_PREFIX"] = f"timeout {simulation_time_s}"
+    if dut:
+        environment["HDLRL_DUT"] = " ".join(map(str, dut))
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=folder,
+                          env=environment, capture_output=True, text=True, timeout=max(300, 20 * simulation_time_s))

@@ -47,6 +47,7 @@ class CoverFlow:
     solves_per_step: Count(64, minimum=0) = 4  # uncovered items given a bounded model check each step
     solve_depth: Count(256) = 24  # cycles from reset the model check looks through
     solve_time_s: Positive = 10  # each model check
+    check_cocotb_replay: bool = False  # also run the cocotb replay on the reference and every mutant (slow)
     advantage: Method = "entropic"
     feedback_lines: Count(1000, minimum=0) = 5
     objective: Literal["coverage", "mutants"] = "coverage"  # set by --objective; not in the YAML

@@ -9,12 +9,18 @@ Which generators pay depends on the design and on how far coverage has come, so 
 are linear in the coverage fractions reached so far and learn, at test time, from the
 coverage each program gained by the same objective as every policy here (`hdlrl.policy.linear_softmax`):
 
-    pi(a | x) = softmax_a(W x),  x = (line, branch, toggle, functional coverage, 1)
+    pi(a | x) = softmax_a(W x + b_a),  x = (line, branch, toggle, functional coverage, 1)
     log pi(program | x) = sum over its segments s of log pi(a_s | x)
+
+At the start every generator and length is equally likely (b_a = 0), and `solve` counts as
+one action per item it has a sequence for (b_solve = ln n_witnesses): each such sequence is a
+known way to an uncovered item, as likely as a generator that may reach nothing. A program's
+solve segments take the sequences in turn, so a group replays each before it repeats one.
 """
 
 from __future__ import annotations
 
+import math
 import random
 from pathlib import Path
 
@@ -47,19 +53,28 @@ class CoverageDirectedPolicy:
         self.actions.append(SOLVE_ACTION)
         self.softmax = LinearSoftmax(self.actions, len(_FEATURES) + 1, learning_rate)
 
-    def _available(self, state: CoverState) -> list[bool]:
-        """`steer` needs something to steer to, `solve` a solved sequence, `reset` a reset input."""
-        return [not (action.startswith("steer:") and not state.steering) and
-                not (action == SOLVE_ACTION and not state.witnesses) and
-                not (action.startswith("reset:") and state.reset is None) for action in self.actions]
+    def _prior(self, state: CoverState) -> list[float]:
+        """b_a: 0 for a generator, ln n for `solve` with n sequences, -inf where not available
+        (`steer` needs something to steer to, `solve` a solved sequence, `reset` a reset input)."""
+        def prior(action: str) -> float:
+            if action == SOLVE_ACTION:
+                return math.log(len(state.witnesses)) if state.witnesses else -math.inf
+            unavailable = (action.startswith("steer:") and not state.steering) or (
+                action.startswith("reset:") and state.reset is None)
+            return -math.inf if unavailable else 0.0
+        return [prior(action) for action in self.actions]
 
-    def _segments(self, action: str, state: CoverState, generator: random.Random) -> tuple[list[Segment], str | None]:
+    def _segments(self, action: str, state: CoverState, generator: random.Random,
+                  solve_order: list[str]) -> tuple[list[Segment], str | None]:
+        """The segments of one action; a `solve` takes the next target of `solve_order`."""
         name, _, length = action.partition(":")
         if name == "steer":
             target = generator.choice(sorted(state.steering))
             return [Segment("hold", int(length), values=tuple(sorted(state.steering[target].items())))], target
         if name == SOLVE_ACTION:  # the sequence starts from reset, as the model checker's did
-            target = generator.choice(sorted(state.witnesses))
+            if not solve_order:
+                solve_order += generator.sample(sorted(state.witnesses), len(state.witnesses))
+            target = solve_order.pop()
             rows = tuple(tuple(sorted(row.items())) for row in state.witnesses[target])
             return [Segment("reset", 1), Segment("vectors", len(rows), vectors=rows)], target
         return [Segment(name, int(length))], None
@@ -67,13 +82,12 @@ class CoverageDirectedPolicy:
     def sample(self, state: CoverState, k: int, rng_seed: int) -> list[Sample]:
         """`k` programs of `segments` actions drawn from pi, each with its own render seed."""
         generator = random.Random(rng_seed)
-        available = self._available(state)
-        log_policy = self.softmax.log_policy(coverage_features(state), available).detach()
+        log_policy = self.softmax.log_policy(coverage_features(state), self._prior(state)).detach()
         probabilities = log_policy.exp().tolist()
-        samples = []
+        samples, solve_order = [], []
         for index in range(k):
             chosen = generator.choices(range(len(self.actions)), weights=probabilities, k=self.segments)
-            built = [self._segments(self.actions[choice], state, generator) for choice in chosen]
+            built = [self._segments(self.actions[choice], state, generator, solve_order) for choice in chosen]
             program = StimulusProgram(tuple(segment for segments, _ in built for segment in segments))
             aimed = [(self.actions[choice] == SOLVE_ACTION, target) for choice, (_, target) in zip(chosen, built)
                      if target]
@@ -86,7 +100,7 @@ class CoverageDirectedPolicy:
 
     def update(self, state_samples: list[tuple[CoverState, list[Sample]]], advantages: list[list[float]],
                kl_coef: float) -> UpdateStats:
-        decisions = [Decision(coverage_features(state), self._available(state),
+        decisions = [Decision(coverage_features(state), self._prior(state),
                               [(sample.metadata["actions"], advantage) for sample, advantage in zip(samples, values)])
                      for (state, samples), values in zip(state_samples, advantages)]
         return self.softmax.update(decisions, kl_coef)

@@ -286,8 +286,7 @@ class CoverRun:
         steering = {point_id: values for point_id in uncovered_code
                     if (values := steering_values(point_id, self.sources, inputs))}
         uncovered = [*uncovered_code, *uncovered_bins]
-        if self.loop.state.step >= 1:  # the generators had a go: what is left may need a solver
-            self.solve_some(uncovered)
+        self.solve_some(uncovered)
         witnesses = {item: rows for item in uncovered if (rows := self.state.witnesses.get(item))}
         return CoverState(self.design.name, self.design.description, self.sources, inputs,
                           self.space.reset.name if self.space.reset else None, self.fractions(),

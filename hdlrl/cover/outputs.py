@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hdlrl.checkpoint import SUMMARY
-from hdlrl.cover.cocotb_replay import COCOTB_FOLDER, write_cocotb_replay
+from hdlrl.cover.cocotb_replay import COCOTB_FOLDER, run_cocotb_replay, write_cocotb_replay
 from hdlrl.cover.coverage import CoveragePoint, merge_counts, read_coverage_file, summarise
 from hdlrl.cover.functional import fraction, merge_hits
 from hdlrl.cover.corpus import Entry, greedy_cover
@@ -152,13 +152,14 @@ def check_replay(run: CoverRun, final: FinalSet) -> dict:
         folder = Path(scratch)
         reference = subprocess.run([str(final.files.run_script)], cwd=folder, capture_output=True, text=True,
                                    timeout=600, env=environment)
-        killed = 0
         mutants = [*run.mutants, *run.hanging, *run.unbuildable]
+        verdicts, mutant_sources = {}, {}  # mutant index -> the Verilog replay failed on it; its sources
         for mutant in mutants:
-            sources = write_mutant(run.design, mutant, folder / f"mutant_{mutant.index}")
+            sources = mutant_sources[mutant.index] = write_mutant(run.design, mutant, folder / f"mutant_{mutant.index}")
             result = subprocess.run([str(final.files.run_script), *map(str, sources)], cwd=folder,
                                     capture_output=True, text=True, timeout=600, env=environment)
-            killed += result.returncode != 0
+            verdicts[mutant.index] = result.returncode != 0
+        cocotb = check_cocotb(run, mutant_sources, verdicts) if run.flow.check_cocotb_replay else None
         difference = None
         if run.harness.code_coverage:
             subprocess.run([str(final.files.coverage_script), str(folder / "coverage")], cwd=folder,
@@ -170,10 +171,25 @@ def check_replay(run: CoverRun, final: FinalSet) -> dict:
             reported = summarise(final.code, frozenset(run.state.unreachable))
             difference = max(abs((replayed[metric].fraction or 0.0) - (reported[metric].fraction or 0.0))
                              for metric in reported)
+    killed = sum(verdicts.values())
     return {"passes_on_reference": reference.returncode == 0,
             "mutants_failed": killed, "live_mutants": len(mutants),
             "kill_rate": killed / len(mutants) if mutants else None,
-            "coverage_difference_points": None if difference is None else round(100 * difference, 3)}
+            "coverage_difference_points": None if difference is None else round(100 * difference, 3),
+            **({"cocotb": cocotb} if cocotb is not None else {})}
+
+
+def check_cocotb(run: CoverRun, mutant_sources: dict[int, tuple[Path, ...]], verilog_failed: dict[int, bool]) -> dict:
+    """The cocotb replay as a user runs it: on the reference, where it also checks the bins hdlrl
+    recorded, and on every mutant the Verilog replay was run on, each verdict set beside that one."""
+    cocotb_folder = run.run_dir / COCOTB_FOLDER
+    reference = run_cocotb_replay(cocotb_folder, simulation_time_s=20)
+    failed = {index: run_cocotb_replay(cocotb_folder, sources, simulation_time_s=20).returncode != 0
+              for index, sources in mutant_sources.items()}
+    return {"passes_on_reference": reference.returncode == 0,
+            "reference_output": reference.stdout[-2000:] if reference.returncode else "",
+            "mutants_failed": sum(failed.values()),
+            "disagreements": sorted(index for index, verdict in failed.items() if verdict != verilog_failed[index])}
 
 
 def write_outputs(run: CoverRun) -> dict:

@@ -1,11 +1,13 @@
 """SAT-solved stimulus: an input sequence from reset that reaches an uncovered branch or bin.
 
 Random stimulus almost never types a lock's four-byte code or walks an FSM's deep path; a
-bounded model checker finds such sequences directly. The target's condition (a branch arm's,
-read from its source line as `hdlrl.cover.unreachable` reads it, or a functional bin's) is
-asserted never to hold, and Yosys checks that for `depth` cycles from reset
-(`sat -seq N -prove-asserts`): a counterexample is the inputs, cycle by cycle, that make it
-hold. Replayed as a `vectors` segment after a reset, it is a program aimed at the hole.
+bounded model checker finds such sequences directly. A branch arm gets `assert (1'b0)` as its
+first statement, so the assertion fails exactly when the arm runs, whatever conditions enclose
+it; an arm the text cannot be edited so, or a line point, has its line's condition asserted
+never to hold (as `hdlrl.cover.unreachable` reads it), a functional bin its bin's. Yosys
+checks that for `depth` cycles from reset (`sat -seq N -prove-asserts`): a counterexample is
+the inputs, cycle by cycle, that reach the item. Replayed as a `vectors` segment after a
+reset, it is a program aimed at the hole.
 
 This is a stimulus generator, not a proof: the model starts from zeroed state and sees the
 design through Yosys, so the harness still simulates every program and the coverage reported
@@ -20,33 +22,98 @@ from pathlib import Path
 
 from hdlrl.cover.coverage import CoveragePoint
 from hdlrl.cover.functional import Bin, Covergroup
-from hdlrl.cover.unreachable import asserting_model, claim_for
+from hdlrl.cover.unreachable import asserting_model, claim_for, with_assertion
 from hdlrl.design import Design
 from hdlrl.eda.runner import Limits, ToolRunner
 from hdlrl.eda.toolchain import require_tool
+from hdlrl.hdl.lexer import Token, tokenize
 from hdlrl.verify.interface import Port
 
 # A row of `sat -show-inputs`: the step, the signal, then its value in decimal, hex and binary.
 _TRACE_ROW = re.compile(r"^\s*(?P<step>\d+)\s+\\(?P<signal>\S+)\s+\S+\s+\S+\s+(?P<bits>[01xz]+)\s*$")
 
 
+_STATEMENT_KEYWORDS = {"if", "else", "for", "while", "repeat", "forever", "fork", "wait", "begin", "case", "casez",
+                       "casex", "end", "endcase"}
+
+
 @dataclass(frozen=True)
 class Target:
     """An uncovered item and where to ask about it: `never` asserted in `file`'s module around
-    `line` holds for as long as the item is not reached."""
+    `line` holds for as long as the item is not reached, or, with `arm`, the branch arm at
+    those offsets of `file`'s text is never entered."""
 
     item: str  # a coverage point id or a functional bin id
     file: str  # design-relative
     line: int
     never: str  # a Verilog expression over the module's signals
     declarations: str = ""  # Verilog `never` reads besides them: the past samples of a transition
+    arm: tuple[int, int] | None = None  # start and end offsets of the arm's statement
+
+    def place(self, text: str) -> str:
+        """`text` (the file's) with the target's assertion in it."""
+        if self.arm is None:
+            return with_assertion(text, self.line, self.never, self.declarations)
+        start, end = self.arm
+        return f"{text[:start]}begin assert (1'b0); {text[start:end]} end{text[end:]}"
+
+
+def _statement_end(tokens: list[Token], index: int) -> int | None:
+    """The index after the statement at `index`: a begin-end block, a case, or a simple
+    statement up to its `;`; None for anything else (a nested if, a loop)."""
+    if index >= len(tokens):
+        return None
+    opening = tokens[index].text
+    if opening in ("begin", "case", "casez", "casex"):
+        closing, openers = ("end", {"begin"}) if opening == "begin" else ("endcase", {"case", "casez", "casex"})
+        depth = 0
+        for position in range(index, len(tokens)):
+            depth += (tokens[position].text in openers) - (tokens[position].text == closing)
+            if depth == 0:
+                return position + 1
+        return None
+    for position in range(index, len(tokens)):
+        if tokens[position].text in _STATEMENT_KEYWORDS:
+            return None
+        if tokens[position].text == ";":
+            return position + 1
+    return None
+
+
+def branch_arm(point: CoveragePoint, text: str) -> tuple[int, int] | None:
+    """The offsets of the statement a Verilator `if`, `elsif` or `else` point counts: the then
+    or the else statement of the one `if` on the point's line; None where that is not plain."""
+    if point.kind not in ("if", "elsif", "else"):
+        return None
+    tokens = tokenize(text)
+    ifs = [index for index, token in enumerate(tokens) if token.line == point.line and token.text == "if"]
+    if len(ifs) != 1 or ifs[0] + 1 >= len(tokens) or tokens[ifs[0] + 1].text != "(":
+        return None
+    depth, index = 0, ifs[0] + 1
+    while index < len(tokens):
+        depth += {"(": 1, ")": -1}.get(tokens[index].text, 0)
+        index += 1
+        if depth == 0:
+            break
+    end = _statement_end(tokens, index)
+    if point.kind == "else":
+        if end is None or end >= len(tokens) or tokens[end].text != "else":
+            return None
+        index = end + 1
+        end = _statement_end(tokens, index)
+    if end is None:
+        return None
+    return tokens[index].start, tokens[end - 1].start + len(tokens[end - 1].text)
 
 
 def code_target(point_id: str, texts: dict[str, str]) -> Target | None:
-    """The target of an uncovered branch or line point whose condition its source line states."""
+    """The target of an uncovered point: its arm entered, else its line's condition holding."""
     point = CoveragePoint.from_id(point_id)
     if point.metric == "toggle" or point.file not in texts or point.instance:
         return None
+    arm = branch_arm(point, texts[point.file])
+    if arm is not None:
+        return Target(point_id, point.file, point.line, "", arm=arm)
     claim = claim_for(point, texts[point.file])
     if claim is None or claim.full_case:
         return None
@@ -127,7 +194,7 @@ def solve(design: Design, target: Target, driven: tuple[Port, ...], folder: Path
     """The driven inputs per cycle after the reset that reach `target` within `depth` cycles,
     or None (proven out of reach for `depth` cycles, the solver's time ran out, or the model
     would not build). The reset is held in the first step and released in every later one."""
-    prepare = asserting_model(design, target.file, target.line, target.never, folder, target.declarations)
+    prepare = asserting_model(design, target.file, target.place, folder)
     reset, released = "", ""
     if design.reset is not None:
         active = 1 if design.reset.polarity == "high" else 0

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -93,10 +94,7 @@ def _skip_statement(tokens: list[Token], index: int) -> int:
     else:
         while index < len(tokens) and tokens[index].text != ";":
             if tokens[index].text in ("begin", "case", "casez", "casex"):
-                index = _skip_statement(tokens, index)
-                if tokens[index - 1].text in ("end", "endcase"):
-                    break
-                continue
+                return _skip_statement(tokens, index)  # a block ends the statement (an else after it included)
             index += 1
         index += 1
     if index < len(tokens) and tokens[index].text == "else":
@@ -201,7 +199,7 @@ def claim_for(point: CoveragePoint, text: str) -> Claim | None:
     return None
 
 
-def _with_assertion(text: str, line: int, expression: str, declarations: str = "") -> str:
+def with_assertion(text: str, line: int, expression: str, declarations: str = "") -> str:
     """`text` with `declarations` and `always @* assert (expression);` before the `endmodule`
     closing `line`'s module."""
     ends = [match.start() for match in re.finditer(r"\bendmodule\b", text)]
@@ -212,11 +210,9 @@ def _with_assertion(text: str, line: int, expression: str, declarations: str = "
     return text[:end] + declarations + f"    always @* assert ({expression});\n" + text[end:]
 
 
-def asserting_model(design: Design, file: str, line: int, expression: str, folder: Path,
-                     declarations: str = "") -> list[str]:
-    """The Yosys commands that read a copy of the design in `folder`, with `expression`
-    asserted in `file`'s module around `line` (after `declarations`, Verilog the assertion
-    reads), into one flat model for `sat`."""
+def asserting_model(design: Design, file: str, edit: Callable[[str], str], folder: Path) -> list[str]:
+    """The Yosys commands that read a copy of the design in `folder`, `file` rewritten by `edit`
+    (which adds the assertion), into one flat model for `sat`."""
     folder.mkdir(parents=True, exist_ok=True)
     sources = []
     for path in design.rtl:
@@ -224,7 +220,7 @@ def asserting_model(design: Design, file: str, line: int, expression: str, folde
         text = path.read_text(errors="replace")
         target = folder / relative
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(_with_assertion(text, line, expression, declarations) if relative == file else text)
+        target.write_text(edit(text) if relative == file else text)
         sources.append(target)
     reads = [command.replace("read_verilog -sv", "read_verilog -formal -sv")
              for command in read_commands(sources, list(design.include_dirs))]
@@ -233,7 +229,8 @@ def asserting_model(design: Design, file: str, line: int, expression: str, folde
 
 def prove(design: Design, claim: Claim, folder: Path, time_s: float, sandbox: bool | None) -> bool:
     """True when Yosys proves `claim.expression` in every state reachable from reset."""
-    prepare = asserting_model(design, claim.file, claim.line, claim.expression, folder)
+    prepare = asserting_model(design, claim.file, lambda text: with_assertion(text, claim.line, claim.expression),
+                              folder)
     reset = ""
     if design.reset is not None:
         reset = f" -set-at 1 {design.reset.name} {1 if design.reset.polarity == 'high' else 0}"

@@ -1,14 +1,13 @@
-"""A softmax linear in state features, trained like an LLM policy: the embedded policies' core.
+"""A softmax linear in state features over a prior, trained like an LLM policy.
 
-Both embedded policies (architecture rewrites for `hdlrl optimize`, stimulus generators for
-`hdlrl cover`) choose among named actions, only some of them available in a state, with
-logits linear in a few features of the state:
+The embedded stimulus policy of `hdlrl cover` chooses among named actions, only some of them
+available in a state, some standing for more concrete choices than others, with logits linear
+in a few features of the state on top of a prior b(x) that the state sets (-inf: not available):
 
-    pi(a | x) = softmax_a(W x) over the available actions
+    pi(a | x) = softmax_a(W x + b_a(x))
 
-and learn at test time by the objective the LLM policies use: advantage-weighted
-log-likelihood with an exact KL penalty to the initial policy pi_0 (W = 0: uniform over the
-available actions),
+and learns at test time by the objective the LLM policies use: advantage-weighted
+log-likelihood with an exact KL penalty to the initial policy pi_0 (W = 0: softmax_a(b_a(x))),
 
     loss = -mean_i A_i sum_t log pi(a_it | x_i) + kl_coef * mean_x KL(pi(. | x) || pi_0(. | x)),
 
@@ -33,7 +32,7 @@ class Decision:
     """What one state offered and what its samples chose, for an update."""
 
     features: list[float]
-    available: list[bool]  # per action
+    prior: list[float]  # per action: b_a(x), -inf where not available
     choices: list[tuple[list[int], float]]  # per sample: the action indices it took, its advantage
 
 
@@ -43,20 +42,20 @@ class LinearSoftmax:
         self.weights = torch.zeros(len(actions), feature_width, requires_grad=True)  # zero: uniform at start
         self.optimizer = torch.optim.Adam([self.weights], lr=learning_rate, betas=(0.9, 0.95))
 
-    def log_policy(self, features: list[float], available: list[bool],
+    def log_policy(self, features: list[float], prior: list[float],
                    weights: torch.Tensor | None = None) -> torch.Tensor:
         """log pi(action | x), -inf for the actions not available."""
         logits = (self.weights if weights is None else weights) @ torch.tensor(features)
-        return torch.log_softmax(logits.masked_fill(~torch.tensor(available), -math.inf), dim=0)
+        return torch.log_softmax(logits + torch.tensor(prior), dim=0)
 
     def update(self, decisions: list[Decision], kl_coef: float) -> UpdateStats:
         """One Adam step on the loss of the module docstring."""
         policy_terms, kl_terms = [], []
         for decision in decisions:
-            log_policy = self.log_policy(decision.features, decision.available)
-            available = torch.tensor(decision.available)
-            uniform = -math.log(int(available.sum()))
-            kl_terms.append((log_policy.exp()[available] * (log_policy[available] - uniform)).sum())
+            log_policy = self.log_policy(decision.features, decision.prior)
+            initial = torch.log_softmax(torch.tensor(decision.prior), dim=0)
+            available = initial > -math.inf
+            kl_terms.append((log_policy.exp()[available] * (log_policy[available] - initial[available])).sum())
             for indices, advantage in decision.choices:
                 policy_terms.append(-advantage * log_policy[indices].sum())
         if not policy_terms:
@@ -76,9 +75,9 @@ class LinearSoftmax:
         divergences = []
         with torch.no_grad():
             for decision in decisions:
-                old, new = (self.log_policy(decision.features, decision.available, weights)
+                old, new = (self.log_policy(decision.features, decision.prior, weights)
                             for weights in (before, self.weights))
-                available = torch.tensor(decision.available)
+                available = old > -math.inf
                 divergences.append(float((old.exp()[available] * (old[available] - new[available])).sum()))
         return sum(divergences) / len(divergences)
 
