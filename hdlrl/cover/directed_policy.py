@@ -46,6 +46,7 @@ def coverage_features(state: CoverState) -> list[float]:
 class CoverageDirectedPolicy:
     name = "cdg"
     trainable = True
+    replays_solved_sequences = True  # the run model-checks uncovered items for it (`CoverState.witnesses`)
 
     def __init__(self, segments: int = 6, learning_rate: float = 0.05):
         self.segments = segments

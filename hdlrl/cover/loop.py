@@ -286,7 +286,8 @@ class CoverRun:
         steering = {point_id: values for point_id in uncovered_code
                     if (values := steering_values(point_id, self.sources, inputs))}
         uncovered = [*uncovered_code, *uncovered_bins]
-        self.solve_some(uncovered)
+        if getattr(self.policy, "replays_solved_sequences", False):  # the cdg policy; no other reads them
+            self.solve_some(uncovered)
         witnesses = {item: rows for item in uncovered if (rows := self.state.witnesses.get(item))}
         return CoverState(self.design.name, self.design.description, self.sources, inputs,
                           self.space.reset.name if self.space.reset else None, self.fractions(),
