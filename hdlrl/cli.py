@@ -187,7 +187,8 @@ def build_parser() -> argparse.ArgumentParser:
     summarize.add_argument("--flow", type=Path, help="summarize flow YAML (default: flows/summarize.yaml)")
     summarize.add_argument("--eval", type=Path, metavar="REFS.jsonl",
                            help="score the summaries in --out against reference descriptions instead: JSON lines "
-                                '{"module": NAME, "reference": TEXT}, with "path" (the defining file) or "id" (a '
+                                '{"module": NAME, "reference": TEXT}, with "path" (the defining file, relative to '
+                                'REFS) or "id" (a '
                                 "summary row's id) where modules share a name")
     summarize.add_argument("--json", action="store_true", help="print the batch's totals as JSON")
     _add_executor_arguments(summarize)

