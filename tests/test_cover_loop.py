@@ -17,6 +17,7 @@ from conftest import DESIGNS_DIR
 from hdlrl.cli import main
 from hdlrl.cover.cover_flow import load_cover_flow
 from hdlrl.cover.loop import CoverRun
+from hdlrl.cover.mutants import cover_mutants
 from hdlrl.cover.outputs import write_outputs
 from hdlrl.design import load_design
 from hdlrl.eda.toolchain import has_tool
@@ -194,3 +195,13 @@ def test_a_run_with_no_valid_program_says_so_in_one_line(small_flow: Path, tmp_p
         write_outputs(run)
     rows = [json.loads(line) for line in (tmp_path / "run" / "history.jsonl").read_text().splitlines()]
     assert [row["reward"] for row in rows if row["kind"] == "program"] == [-1.0, -1.0]  # REFUSED_REWARD: no JSON
+
+
+def test_a_design_that_cannot_be_mutated_says_so_on_every_run(tmp_path: Path) -> None:
+    """packet_parser calls a task, which pyverilog's grammar lacks: no mutants, and a warning that
+    names the file and line, also when the (empty) mutant set comes back from the cache."""
+    design = load_design(DESIGNS_DIR / "hard_coverage" / "packet_parser")
+    reason = r"no mutants of packet_parser, so no mutation score: .*packet_parser\.v:\d+"
+    for _ in range(2):
+        with pytest.warns(UserWarning, match=reason):
+            assert cover_mutants(design, None, 3, 0, tmp_path / "mutants", 10) == []

@@ -52,6 +52,17 @@ def test_directives_are_resolved_and_the_header_kept() -> None:
         parse_verilog('`include "other.v"\n')
 
 
+def test_a_backticked_word_in_a_comment_is_not_a_macro() -> None:
+    """arbiter_rr's comment "the one after `last`" made every cover run of it go without mutants."""
+    text = ("// `undefined in a line comment\nmodule m(input a, output y);\n  /* a block comment naming `last\n"
+            "   over two lines */ assign y = ~a; // `more\nendmodule\n")
+    printed = unparse(parse_verilog(text))
+    assert "assign y = ~a;" in printed
+    with pytest.raises(HdlrlError, match="undefined macro `last") as error:
+        parse_verilog(text.replace("assign y = ~a;", "assign y = `last;"))
+    assert error.value.line == 4
+
+
 def test_assign_lists_and_loop_declared_variables_parse_and_print_as_verilog_2001(tmp_path: Path) -> None:
     """Two forms RTLLM references use and pyverilog's grammar lacks; line numbers stay put."""
     text = ("module m(input [3:0] a, output [1:0] y, output reg [3:0] r);\n"

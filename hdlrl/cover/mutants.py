@@ -15,6 +15,7 @@ build is stillborn and, as in mutation testing tools, left out of the score.
 from __future__ import annotations
 
 import json
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -80,11 +81,16 @@ def cover_mutants(design: Design, interface: Interface, count: int, seed: int, f
     saved = folder / MUTANTS_FILE
     if saved.is_file():
         data = json.loads(saved.read_text())
-        if data["count"] == count and data["seed"] == seed and data.get("screened") == 2:
+        if data["count"] == count and data["seed"] == seed and data.get("screened") == 3:
+            if data["unmutable"]:
+                warnings.warn(data["unmutable"], stacklevel=2)
             return [CoverMutant(**entry) for entry in data["mutants"]]
+    unmutable = ""
     try:
         mutants = make_mutants(design, count, seed) if count else []
-    except HdlrlError:
+    except HdlrlError as error:  # the run goes on without a mutation score, and says why
+        unmutable = f"no mutants of {design.name}, so no mutation score: {error}"
+        warnings.warn(unmutable, stacklevel=2)
         mutants = []
     with ThreadPoolExecutor(max_workers=workers) as pool:
         labels = list(pool.map(lambda mutant: _classify(design, interface, mutant, folder / "proofs", time_s, sandbox),
@@ -94,5 +100,6 @@ def cover_mutants(design: Design, interface: Interface, count: int, seed: int, f
     result = [CoverMutant(mutant.index, mutant.operator, mutant.file, mutant.line, mutant.description, mutant.text,
                           label, screen) for mutant, label, screen in zip(mutants, labels, screens)]
     folder.mkdir(parents=True, exist_ok=True)
-    saved.write_text(json.dumps({"count": count, "seed": seed, "screened": 2, "mutants": [asdict(m) for m in result]}))
+    saved.write_text(json.dumps({"count": count, "seed": seed, "screened": 3, "unmutable": unmutable,
+                                 "mutants": [asdict(m) for m in result]}))
     return result

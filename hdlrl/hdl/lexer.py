@@ -49,6 +49,17 @@ def tokenize(text: str, keep_comments: bool = False) -> list[Token]:
     return list(iter_tokens(text, keep_comments))
 
 
+def blank_comments(text: str) -> str:
+    """`text` with every comment turned into spaces, its line breaks kept, so that line numbers
+    hold and nothing in a comment (a backticked word, a `define) is read as code."""
+    pieces, position = [], 0
+    for token in iter_tokens(text, keep_comments=True):
+        if token.kind == "comment":
+            pieces += [text[position:token.start], re.sub(r"[^\n]", " ", token.text)]
+            position = token.start + len(token.text)
+    return "".join(pieces) + text[position:]
+
+
 def normalise(text: str) -> str:
     """Source with comments and layout removed: equal for edits that cannot change behaviour."""
     return " ".join(token.text for token in tokenize(text))

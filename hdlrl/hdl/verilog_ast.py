@@ -30,7 +30,7 @@ from pyverilog.vparser.lexer import VerilogLexer
 from pyverilog.vparser.parser import ParseError, VerilogParser
 
 from hdlrl.errors import HdlrlError
-from hdlrl.hdl.lexer import Token, tokenize
+from hdlrl.hdl.lexer import Token, blank_comments, tokenize
 from hdlrl.paths import user_cache_dir
 
 HEADER_DIRECTIVES = ("timescale", "default_nettype", "resetall", "celldefine", "endcelldefine")
@@ -180,7 +180,7 @@ class _Preprocessor:
         active: list[bool] = []  # one entry per open `ifdef: is its current branch kept?
         taken: list[bool] = []  # has any branch of that `ifdef been kept?
         lines = []
-        for number, line in enumerate(text.split("\n"), start=1):
+        for number, line in enumerate(blank_comments(text).split("\n"), start=1):  # a `word in a comment is no macro
             directive = _DIRECTIVE.match(line)
             keeping = all(active)
             if directive is None:
