@@ -151,3 +151,20 @@ def test_a_sequence_that_missed_its_item_is_not_offered_again(tmp_path: Path) ->
     run.state.witnesses = {"fsm.state.s1011": [{"din": 1}], "fsm.state.idle": [{"din": 0}]}
     run.run()
     assert run.state.witnesses == {"fsm.state.s1011": None, "fsm.state.idle": [{"din": 0}]}
+
+
+@needs_tools
+def test_a_combinational_design_gets_its_one_step_witness(tmp_path: Path) -> None:
+    """Without a reset the solver's one step is the design's own: it was dropped as if it were
+    the reset's, so no combinational design ever got a solved sequence."""
+    design = load_design(DESIGNS_DIR / "alu8")
+    flow = replace(load_cover_flow(), mutants=0, stop_at_targets=False, budget=1, group_size=1, solves_per_step=0)
+    run = CoverRun(design, GivenPrograms([]), flow, tmp_path / "run", progress=False)
+    run.prepare()
+    item = "operations.op_by_zero.nor*1"  # NOR gives 0 only for a = b = 8'hFF
+    rows = solve(design, run.bin_targets[item], run.space.ports, tmp_path / "solve", depth=1, time_s=60)
+    assert rows is not None and len(rows) == 1
+    program = json.dumps({"segments": [{"generator": "vectors", "vectors": rows}]})
+    replayed = CoverRun(design, GivenPrograms([program]), flow, tmp_path / "replay", progress=False)
+    replayed.run()
+    assert replayed.state.functional[item] > 0

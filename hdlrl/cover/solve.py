@@ -193,7 +193,8 @@ def solve(design: Design, target: Target, driven: tuple[Port, ...], folder: Path
           sandbox: bool | None = None) -> list[dict[str, int]] | None:
     """The driven inputs per cycle after the reset that reach `target` within `depth` cycles,
     or None (proven out of reach for `depth` cycles, the solver's time ran out, or the model
-    would not build). The reset is held in the first step and released in every later one."""
+    would not build). A reset is held in the first step, which is not returned, and released in
+    every later one; without a reset every step is the design's."""
     prepare = asserting_model(design, target.file, target.place, folder)
     reset, released = "", ""
     if design.reset is not None:
@@ -207,4 +208,5 @@ def solve(design: Design, target: Target, driven: tuple[Port, ...], folder: Path
     if not run.ok or "model found: FAIL!" not in run.output:
         return None
     data = tuple(port for port in driven if design.reset is None or port.name != design.reset.name)
-    return parse_trace(run.output, data)[1:] or None
+    steps = parse_trace(run.output, data)
+    return (steps[1:] if design.reset is not None else steps) or None  # the first step is the reset's
