@@ -138,3 +138,12 @@ def test_solved_sequences_are_likelier_the_more_there_are_and_each_is_replayed_b
     state = _state_with_witnesses(5)
     replayed = [item for sample in policy.sample(state, 8, rng_seed=3) for item in sample.metadata["solved"]]
     assert len(replayed) >= 5 and sorted(replayed[:5]) == sorted(state.witnesses)
+
+
+def test_replays_of_solved_sequences_come_first_in_a_program() -> None:
+    """A replay starts with a reset: after a generator's segment it would cut that sequence short."""
+    policy = CoverageDirectedPolicy()
+    for sample in policy.sample(_state_with_witnesses(6), 8, rng_seed=5):
+        actions = sample.action.split("+")
+        solved = [action == SOLVE_ACTION for action in actions]
+        assert solved == sorted(solved, reverse=True), sample.action
