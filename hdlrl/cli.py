@@ -1,9 +1,11 @@
-"""The `hdlrl` command line. Bad input is one line on stderr and exit status 2, never a traceback."""
+"""The `hdlrl` command line. Bad input is one line on stderr and exit status 2, never a traceback;
+with --json it is also the one JSON object on stdout, as `error`."""
 
 from __future__ import annotations
 
 import argparse
 import importlib.metadata
+import json
 import os
 import sys
 import warnings
@@ -265,6 +267,14 @@ def _one_line_warning(message: Warning | str, category: type[Warning], filename:
     return f"hdlrl: warning: {message}\n"
 
 
+def _json_error(arguments: argparse.Namespace, message: str, path: Path | None = None, line: int | None = None) -> None:
+    """With --json, an error exit still prints the command's one JSON object, so a script that
+    parses stdout always has an answer: `error` (the one-line message), `file` and `line` when known."""
+    if getattr(arguments, "json", False):
+        location = {"file": str(path), "line": line} if path is not None else {}
+        print(json.dumps({"error": message, **location}, indent=2))
+
+
 def main(argv: list[str] | None = None) -> int:
     arguments, unknown = build_parser().parse_known_args(argv)
     if unknown:  # said with the usage of the command they were given to, not the top level's
@@ -354,15 +364,19 @@ def main(argv: list[str] | None = None) -> int:
             return run_bench_eval(arguments)
     except HdlrlError as error:
         print(f"hdlrl: error: {error}", file=sys.stderr)
+        _json_error(arguments, str(error), error.path, error.line)
         return 2
     except OSError as error:
         if error.errno not in DISK_FULL:
             raise
-        print(f"hdlrl: error: {os.strerror(error.errno)} writing {error.filename}; a run keeps its last "
-              "checkpoint: free space and run again with --resume", file=sys.stderr)
+        message = (f"{os.strerror(error.errno)} writing {error.filename}; a run keeps its last checkpoint: "
+                   "free space and run again with --resume")
+        print(f"hdlrl: error: {message}", file=sys.stderr)
+        _json_error(arguments, message)
         return 2
     except KeyboardInterrupt:
         print("hdlrl: interrupted", file=sys.stderr)
+        _json_error(arguments, "interrupted")
         return 130
     return 1
 

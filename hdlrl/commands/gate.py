@@ -66,7 +66,7 @@ def run_gate(arguments: argparse.Namespace) -> int:
         print(json.dumps(verdict.summary(), indent=2))
     else:
         rows = [("accepted", "yes" if verdict.accepted else "no"), ("stage", verdict.stage), ("level", verdict.level),
-                ("reason", verdict.reason or "-"), ("reward", round(verdict.reward, 4)),
+                ("reason", verdict.reason), ("reward", round(verdict.reward, 4)),
                 ("differential", f"{verdict.differential_agreement} over {verdict.differential_cycles} cycles, "
                                  f"seed {verdict.differential_seed}" if verdict.differential_agreement is not None else "-"),
                 ("ppa ratio", verdict.ppa_ratio if verdict.ppa_ratio is not None else "-")]
@@ -152,5 +152,5 @@ def run_gate_corpus(arguments: argparse.Namespace) -> int:
         print(text_table(CORPUS_HEADERS, rows))
     skipped = len(attacks) - len(results)
     if skipped:
-        print(f"hdlrl: {skipped} candidates skipped: their RTLLM designs need --rtllm")
+        print(f"hdlrl: {skipped} candidates skipped: their RTLLM designs need --rtllm", file=sys.stderr)
     return 0 if all(result.held for result in results) else 1

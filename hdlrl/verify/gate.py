@@ -39,6 +39,7 @@ from hdlrl.verify.reward import accepted_reward, rejected_reward
 from hdlrl.verify.structure import StructureIssue, check_structure
 
 REFERENCE_DIR = "reference"
+NOT_DECIDED = "not decided: the gate has not finished"  # a verdict's reason until a stage decides it
 Progress = Callable[[str], None]  # told the name of each stage as it starts
 
 
@@ -59,7 +60,7 @@ class Verdict(JsonRecord):
     accepted: bool
     stage: str  # the stage that rejected the candidate, or "done"
     level: str  # proven, bounded(N), simulated, failed, or none (rejected before simulation)
-    reason: str  # one line; empty when accepted
+    reason: str  # one sentence: the check that decided and its evidence, never empty
     level_reason: str = ""  # what the level rests on: the proof's method, or why no proof finished
     reward: float = 0.0  # the hierarchical dense reward (hdlrl/verify/reward.py)
     testbench_passed: bool | None = None
@@ -78,6 +79,13 @@ class Verdict(JsonRecord):
     tool_s: float = 0.0  # of wall_s, the time inside the EDA tools (the rest is the gate's own work)
     cache_key: str = ""
     cached: bool = False
+
+    def __setattr__(self, name: str, value: object) -> None:
+        """Refuse an empty reason at construction and at every later assignment: a verdict a
+        person or a policy cannot read the why of is a bug, caught where it is made."""
+        if name == "reason" and not str(value).strip():
+            raise ValueError("a verdict needs a reason: the check that decided it and its evidence")
+        super().__setattr__(name, value)
 
     def summary(self) -> dict:
         """The machine-readable answer of `hdlrl gate --json`."""
@@ -157,7 +165,7 @@ def gate(design: Design, candidate: tuple[Path, ...], pdk: Pdk, flow: GateFlow, 
     scratch = Path(tempfile.mkdtemp(prefix=f"hdlrl-gate-{design.name}-"))
     evaluation = flow.evaluation
     runner = ToolRunner(scratch, evaluation.limits, sandbox=sandbox, readable=(pdk.liberty,))
-    verdict = Verdict(design.name, False, "screen", "none", "", sandboxed=runner.sandboxed,
+    verdict = Verdict(design.name, False, "screen", "none", NOT_DECIDED, sandboxed=runner.sandboxed,
                       reference_ppa=reference_ppa)
     try:
         _run_gate(design, design.with_rtl(candidate), pdk, flow, runner, reference, with_ppa, verdict, progress)
@@ -252,14 +260,17 @@ def _run_gate(design: Design, candidate: Design, pdk: Pdk, flow: GateFlow, runne
     if equivalence.level == "unknown" and not equivalence.timed_out:
         _reject(verdict, "equivalence", f"equivalence undecided ({equivalence.method}): {equivalence.reason}")
         return
+    every = ", every input value among them" if differential.exhaustive else ""
     if equivalence.level == "unknown":
         verdict.level = "simulated"
-        every = ", every input value among them" if differential.exhaustive else ""
         verdict.level_reason = (f"no proof within the budget ({equivalence.reason}); the differential simulation "
                                 f"agreed on {differential.cycles} cycles{every}")
+        acceptance = f"simulated {differential.cycles:,} cycles equal to the reference{every}; {equivalence.reason}"
     else:
         verdict.level = equivalence.label
         verdict.level_reason = f"{equivalence.method}: {equivalence.reason}"
+        claim = "proven equivalent" if equivalence.level == "proven" else "bounded equivalence"
+        acceptance = f"{claim} by {equivalence.method}: {equivalence.reason}"  # no time: the same on any load
     level_name = verdict.level.split("(")[0]
     if level_name not in flow.accept_levels:
         _reject(verdict, "equivalence", f"equivalence reached only {verdict.level} "
@@ -280,7 +291,7 @@ def _run_gate(design: Design, candidate: Design, pdk: Pdk, flow: GateFlow, runne
     if implausible:
         _reject(verdict, "ppa", implausible)
         return
-    verdict.accepted, verdict.stage = True, "done"
+    verdict.accepted, verdict.stage, verdict.reason = True, "done", acceptance
     verdict.reward = accepted_reward(verdict.ppa_ratio if verdict.ppa_ratio is not None else 1.0)
 
 

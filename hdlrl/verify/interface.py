@@ -1,8 +1,13 @@
-"""The interface lock: a candidate keeps the reference's top module, ports and parameters.
+"""The interface lock: a candidate keeps the reference's top module, ports and header parameters.
 
 A policy that narrows a RAM's address bus or changes a subtractor's port to signed can pass
 a weak testbench; reading the elaborated interface (Yosys `write_json`, after `hierarchy`)
 and comparing it field by field catches both, with the exact difference as the reason.
+
+Parameters count only when declared in the header (`module m #(parameter W = 8) (...)`): a
+`parameter` in the body is a constant of the implementation, which every check instantiates
+at its default like the rest of the body. Yosys lists both alike, so the header is read from
+the source text.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from hdlrl.eda.diagnostics import first_error
 from hdlrl.eda.runner import ToolRun, ToolRunner
 from hdlrl.eda.synth.yosys import read_commands
 from hdlrl.eda.toolchain import require_tool
-from hdlrl.hdl.lexer import iter_tokens
+from hdlrl.hdl.lexer import Token, iter_tokens
 from hdlrl.hdl.view import LineMap
 
 # Yosys reports a system task it cannot elaborate at line 0 (`x.v:0: ERROR: System task
@@ -36,7 +41,7 @@ class Port:
 class Interface:
     top: str
     ports: tuple[Port, ...]
-    parameters: tuple[tuple[str, int | str], ...]  # (name, default value), sorted by name
+    parameters: tuple[tuple[str, int | str], ...]  # header parameters: (name, default value), sorted by name
 
     @property
     def inputs(self) -> tuple[Port, ...]:
@@ -81,6 +86,59 @@ def _parameter_value(bits: str) -> int | str:
     return int(bits, 2) if bits and set(bits) <= {"0", "1"} else bits
 
 
+def _header_list_names(tokens: list[Token], start: int) -> set[str]:
+    """The names declared in a parameter port list whose `(` is `tokens[start]`: in each
+    comma-separated item, the last identifier before its `=` (`parameter [7:0] W = 8` -> W)."""
+    names: set[str] = set()
+    declared, depth, assigned = "", 0, False
+    for token in tokens[start + 1:]:
+        if token.text in ("(", "[", "{"):
+            depth += 1
+        elif token.text in (")", "]", "}") and depth:
+            depth -= 1
+        elif depth == 0 and token.text in (",", ")"):
+            if declared:
+                names.add(declared)
+            if token.text == ")":
+                break
+            declared, assigned = "", False
+        elif depth == 0 and token.text == "=":
+            assigned = True
+        elif depth == 0 and token.kind == "identifier" and not assigned:
+            declared = token.text
+    return names
+
+
+def header_parameters(text: str, top: str) -> set[str] | None:
+    """The parameters `top` declares in its header (`module top #(...)`), or None when `text`
+    does not define `top`."""
+    tokens = list(iter_tokens(text))
+    starts = [index for index, token in enumerate(tokens[:-1])
+              if token.text in ("module", "macromodule") and tokens[index + 1].text == top]
+    if not starts:
+        return None
+    index = starts[0] + 2
+    while index + 1 < len(tokens):
+        if tokens[index].text == "#" and tokens[index + 1].text == "(":
+            return _header_list_names(tokens, index + 1)
+        if tokens[index].text in ("(", ";"):
+            break  # the port list, or the end of a header without lists
+        if tokens[index].text == "import":  # a package import before the lists ends with its own `;`
+            index = next((after for after in range(index, len(tokens)) if tokens[after].text == ";"), len(tokens))
+        index += 1
+    return set()
+
+
+def _header_parameter_names(runner: ToolRunner, sources: list[Path], top: str) -> set[str] | None:
+    """The header parameters of `top` in whichever source defines it; None when no source
+    visibly does (a macro made the header), and then every parameter counts."""
+    for source in sources:
+        names = header_parameters((runner.scratch / source).read_text(errors="replace"), top)
+        if names is not None:
+            return names
+    return None
+
+
 def read_interface(runner: ToolRunner, sources: list[Path], top: str, include_dirs: list[Path] = (),
                    json_name: str = "interface.json") -> Interface:
     """Elaborate `top` with Yosys in `runner`'s scratch directory and read its interface."""
@@ -93,8 +151,10 @@ def read_interface(runner: ToolRunner, sources: list[Path], top: str, include_di
     module = json.loads((runner.scratch / json_name).read_text())["modules"][top]
     ports = tuple(Port(name, entry["direction"], len(entry["bits"]), bool(entry.get("signed")))
                   for name, entry in module["ports"].items())
+    header = _header_parameter_names(runner, sources, top)
     parameters = tuple(sorted((name, _parameter_value(value))
-                              for name, value in module.get("parameter_default_values", {}).items()))
+                              for name, value in module.get("parameter_default_values", {}).items()
+                              if header is None or name in header))
     return Interface(top, ports, parameters)
 
 
