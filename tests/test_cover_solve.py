@@ -17,10 +17,12 @@ from hdlrl.cover.grade import GivenPrograms
 from hdlrl.cover.loop import CoverRun
 from hdlrl.cover.solve import bin_targets, code_target, parse_trace, solve, top_module_line
 from hdlrl.cover.unreachable import claim_for
+from hdlrl.cover.stimulus import StimulusSpace
 from hdlrl.design import load_design
+from hdlrl.eda.runner import ToolRunner
 from hdlrl.eda.toolchain import has_tool
 from hdlrl.ttt.protocol import Sample
-from hdlrl.verify.interface import Port
+from hdlrl.verify.interface import Port, read_interface
 
 needs_tools = pytest.mark.skipif(not (has_tool("verilator") and has_tool("yosys")), reason="needs verilator and yosys")
 
@@ -112,22 +114,33 @@ def test_a_branch_arm_is_targeted_inside_its_enclosing_conditions() -> None:
     assert code_target(f"toggle|rtl/deep_fsm.v|{line}|5|{line}|state[0]|", {"rtl/deep_fsm.v": text}) is None
 
 
+def _driven_ports(design, folder: Path):
+    """The inputs a stimulus drives, read from the interface (no harness build)."""
+    return StimulusSpace.of(design, read_interface(ToolRunner(folder), list(design.rtl), design.top)).ports
+
+
+def _replayed(design, rows: list[dict[str, int]], folder: Path) -> CoverRun:
+    """One cover run of the solved sequence alone, as the cdg policy replays it (no time spent
+    proving the points it left uncovered unreachable)."""
+    flow = replace(load_cover_flow(), mutants=0, stop_at_targets=False, budget=1, group_size=1, solves_per_step=0,
+                   unreachable_budget_s=0)
+    program = json.dumps({"segments": [{"generator": "vectors", "vectors": rows}]})
+    replayed = CoverRun(design, GivenPrograms([program]), flow, folder, progress=False)
+    replayed.run()
+    return replayed
+
+
 @needs_tools
 def test_a_nested_arm_is_solved_and_replayed(tmp_path: Path) -> None:
     design = load_design(DESIGNS_DIR / "hard_coverage" / "deep_fsm")
-    flow = replace(load_cover_flow(), mutants=0, stop_at_targets=False, budget=1, group_size=1, solves_per_step=0)
     texts = {str(path.relative_to(design.root)): path.read_text() for path in design.rtl}
     line = next(number for number, content in enumerate(texts["rtl/deep_fsm.v"].splitlines(), 1)
                 if content.strip() == "S_CFG:") + 1
     point = f"branch|rtl/deep_fsm.v|{line}|21|{line}-{line + 1}|elsif|"
-    run = CoverRun(design, GivenPrograms([]), flow, tmp_path / "run", progress=False)
-    run.prepare()
-    rows = solve(design, code_target(point, texts), run.space.ports, tmp_path / "solve", depth=12, time_s=60)
+    rows = solve(design, code_target(point, texts), _driven_ports(design, tmp_path / "interface"),
+                 tmp_path / "solve", depth=12, time_s=60)
     assert rows
-    program = json.dumps({"segments": [{"generator": "vectors", "vectors": rows}]})
-    replayed = CoverRun(design, GivenPrograms([program]), flow, tmp_path / "replay", progress=False)
-    replayed.run()
-    assert replayed.state.code[point] > 0
+    assert _replayed(design, rows, tmp_path / "replay").state.code[point] > 0
 
 
 class ReplaysOnce(GivenPrograms):
@@ -158,13 +171,9 @@ def test_a_combinational_design_gets_its_one_step_witness(tmp_path: Path) -> Non
     """Without a reset the solver's one step is the design's own: it was dropped as if it were
     the reset's, so no combinational design ever got a solved sequence."""
     design = load_design(DESIGNS_DIR / "alu8")
-    flow = replace(load_cover_flow(), mutants=0, stop_at_targets=False, budget=1, group_size=1, solves_per_step=0)
-    run = CoverRun(design, GivenPrograms([]), flow, tmp_path / "run", progress=False)
-    run.prepare()
+    texts = {str(path.relative_to(design.root)): path.read_text() for path in design.rtl}
     item = "operations.op_by_zero.nor*1"  # NOR gives 0 only for a = b = 8'hFF
-    rows = solve(design, run.bin_targets[item], run.space.ports, tmp_path / "solve", depth=1, time_s=60)
+    target = bin_targets(load_covergroups(design.root), *top_module_line(texts, design.top), None)[item]
+    rows = solve(design, target, _driven_ports(design, tmp_path / "interface"), tmp_path / "solve", depth=1, time_s=60)
     assert rows is not None and len(rows) == 1
-    program = json.dumps({"segments": [{"generator": "vectors", "vectors": rows}]})
-    replayed = CoverRun(design, GivenPrograms([program]), flow, tmp_path / "replay", progress=False)
-    replayed.run()
-    assert replayed.state.functional[item] > 0
+    assert _replayed(design, rows, tmp_path / "replay").state.functional[item] > 0

@@ -82,7 +82,7 @@ def test_header_parameters_are_read_from_the_parameter_port_list_alone() -> None
 
 def test_the_interface_lists_header_parameters_but_not_body_ones(tmp_path: Path) -> None:
     source = write(tmp_path, counter_source(header_and_body))
-    interface = read_interface(ToolRunner(tmp_path / "interface"), [source], COUNTER)
+    interface = read_interface(ToolRunner(tmp_path / "interface", readable=(tmp_path,)), [source], COUNTER)
     assert interface.parameters == (("LAST", 9),)
 
 
