@@ -26,7 +26,7 @@ from hdlrl.cover.unreachable import asserting_model, claim_for, with_assertion
 from hdlrl.design import Design
 from hdlrl.eda.runner import Limits, ToolRunner
 from hdlrl.eda.toolchain import require_tool
-from hdlrl.hdl.lexer import Token, tokenize
+from hdlrl.hdl.lexer import Token, matching, tokenize
 from hdlrl.verify.interface import Port
 
 # A row of `sat -show-inputs`: the step, the signal, then its value in decimal, hex and binary.
@@ -66,12 +66,8 @@ def _statement_end(tokens: list[Token], index: int) -> int | None:
     opening = tokens[index].text
     if opening in ("begin", "case", "casez", "casex"):
         closing, openers = ("end", {"begin"}) if opening == "begin" else ("endcase", {"case", "casez", "casex"})
-        depth = 0
-        for position in range(index, len(tokens)):
-            depth += (tokens[position].text in openers) - (tokens[position].text == closing)
-            if depth == 0:
-                return position + 1
-        return None
+        end = matching(tokens, index, openers, closing)
+        return end + 1 if tokens[end].text == closing else None
     for position in range(index, len(tokens)):
         if tokens[position].text in _STATEMENT_KEYWORDS:
             return None
@@ -89,12 +85,7 @@ def branch_arm(point: CoveragePoint, text: str) -> tuple[int, int] | None:
     ifs = [index for index, token in enumerate(tokens) if token.line == point.line and token.text == "if"]
     if len(ifs) != 1 or ifs[0] + 1 >= len(tokens) or tokens[ifs[0] + 1].text != "(":
         return None
-    depth, index = 0, ifs[0] + 1
-    while index < len(tokens):
-        depth += {"(": 1, ")": -1}.get(tokens[index].text, 0)
-        index += 1
-        if depth == 0:
-            break
+    index = matching(tokens, ifs[0] + 1, {"("}, ")") + 1  # the statement after the condition
     end = _statement_end(tokens, index)
     if point.kind == "else":
         if end is None or end >= len(tokens) or tokens[end].text != "else":

@@ -7,7 +7,7 @@ hidden after a string containing `//`; a regex over raw text gets both wrong.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
 _TOKEN = re.compile(
@@ -47,6 +47,17 @@ def iter_tokens(text: str, keep_comments: bool = False) -> Iterator[Token]:
 def tokenize(text: str, keep_comments: bool = False) -> list[Token]:
     """Tokens of `text` with 1-based line numbers; whitespace dropped, comments optional."""
     return list(iter_tokens(text, keep_comments))
+
+
+def matching(tokens: list[Token], index: int, openers: Collection[str], closer: str) -> int:
+    """Index of the `closer` that closes the opener at `index`, nesting counted (`end` for
+    `begin`); the last index when the tokens stop first (a truncated text)."""
+    depth = 0
+    for end in range(index, len(tokens)):
+        depth += (tokens[end].text in openers) - (tokens[end].text == closer)
+        if depth == 0:
+            return end
+    return len(tokens) - 1
 
 
 def blank_comments(text: str) -> str:

@@ -20,7 +20,7 @@ from hdlrl.errors import HdlrlError
 from hdlrl.hdl.constants import evaluate, literal_value, range_width
 from hdlrl.hdl.ir import (Assignment, Block, Case, CaseItem, Connection, Event, Expression, If, Loop, Module,
                           Parameter, Port, Signal, Statement)
-from hdlrl.hdl.lexer import Token, tokenize
+from hdlrl.hdl.lexer import Token, matching, tokenize
 from hdlrl.hdl.readers import TOO_DEEP
 from hdlrl.hdl.verilog_ast import parse_verilog, unparse
 
@@ -78,14 +78,14 @@ def _construct_end(tokens: list[Token], index: int) -> int:
     word = tokens[index].text
     if word in _CLOSERS:
         closer = _CLOSERS[word]
-        return _matching(tokens, index, {opener for opener, closes in _CLOSERS.items() if closes == closer}, closer)
+        return matching(tokens, index, {opener for opener, closes in _CLOSERS.items() if closes == closer}, closer)
     if word in _PREFIXES:
         return _construct_end(tokens, index + 1)
     if word in ("@", "#"):  # an event control or delay, then the statement it guards
-        control = _matching(tokens, index + 1, {"("}, ")") if tokens[index + 1].text == "(" else index + 1
+        control = matching(tokens, index + 1, {"("}, ")") if tokens[index + 1].text == "(" else index + 1
         return _construct_end(tokens, control + 1)
     if word in _HEADED:
-        body_end = _construct_end(tokens, _matching(tokens, index + 1, {"("}, ")") + 1)
+        body_end = _construct_end(tokens, matching(tokens, index + 1, {"("}, ")") + 1)
         if word == "if" and body_end + 1 < len(tokens) and tokens[body_end + 1].text == "else":
             return _construct_end(tokens, body_end + 1)
         return body_end
@@ -97,21 +97,11 @@ def _construct_end(tokens: list[Token], index: int) -> int:
     return len(tokens) - 1
 
 
-def _matching(tokens: list[Token], index: int, openers: Collection[str], closer: str) -> int:
-    """Index of the `closer` that closes the opener at `index`, nesting counted (`end` for `begin`)."""
-    depth = 0
-    for end in range(index, len(tokens)):
-        depth += (tokens[end].text in openers) - (tokens[end].text == closer)
-        if depth == 0:
-            return end
-    return len(tokens) - 1
-
-
 def _instance_end(tokens: list[Token], index: int) -> int:
     """The `)` closing the port list of the instance named at `index` (not the statement's `;`)."""
     while tokens[index].text != "(":
         index += 1
-    return _matching(tokens, index, {"("}, ")")
+    return matching(tokens, index, {"("}, ")")
 
 
 _EndFinder = Callable[[list[Token], int], int]  # tokens, a construct's first index -> its last index
