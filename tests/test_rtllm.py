@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -10,13 +11,26 @@ from hdlrl.design import load_design
 from hdlrl.evaluate.executors.local import LocalExecutor
 from hdlrl.evaluate.eval_flow import load_flow
 from hdlrl.evaluate.job import EvalJob
+from hdlrl.importers.rtllm import REPORT_FILE, UNUSABLE_FOLDER
 from hdlrl.pdk import get_pdk
 
 
-def test_every_rtllm_folder_is_imported(imported_rtllm: Path, rtllm_source: Path) -> None:
+def test_every_rtllm_folder_is_imported_as_usable_or_not_with_its_reason(imported_rtllm: Path,
+                                                                        rtllm_source: Path) -> None:
     sources = sorted(path.name for path in rtllm_source.iterdir() if (path / "design_description.txt").exists())
-    imported = sorted(path.parent.name for path in imported_rtllm.glob("*/design.yaml"))
-    assert imported == sources and len(imported) == 33
+    usable = sorted(path.parent.name for path in imported_rtllm.glob("*/design.yaml"))
+    unusable = sorted(path.parent.name for path in (imported_rtllm / UNUSABLE_FOLDER).glob("*/design.yaml"))
+    assert sorted(usable + unusable) == sources and len(sources) == 33
+    assert len(usable) >= 28 and {"asyn_fifo", "synchronizer", "float_multi"} <= set(unusable)
+    report = {row["design"]: row for row in json.loads((imported_rtllm / REPORT_FILE).read_text())}
+    assert sorted(report) == sources
+    for name in unusable:
+        assert not report[name]["usable"] and report[name]["reason"] and "\n" not in report[name]["reason"]
+    assert "Multiple edge sensitive events" in report["synchronizer"]["reason"]
+    for name in usable:
+        assert report[name]["usable"] and report[name]["reason"] == "" and report[name]["derived_from"] == "RTL"
+        if report[name]["reset"]:
+            assert "took their reset values" in report[name]["reset_check"]
 
 
 def test_reference_is_renamed_to_the_name_the_testbench_instantiates(imported_rtllm: Path) -> None:
@@ -29,7 +43,7 @@ def test_reference_is_renamed_to_the_name_the_testbench_instantiates(imported_rt
 
 
 def test_data_files_clocks_and_resets_are_detected(imported_rtllm: Path) -> None:
-    fifo = load_design(imported_rtllm / "asyn_fifo")
+    fifo = load_design(imported_rtllm / UNUSABLE_FOLDER / "asyn_fifo")  # usable or not, its clocks are read
     assert sorted(path.name for path in fifo.data_files) == ["rempty.txt", "tdata.txt", "wfull.txt"]
     assert {clock.name: clock.period_ns for clock in fifo.clocks} == {"wclk": 10.0, "rclk": 20.0}
     assert fifo.reset.name == "wrstn" and fifo.reset.polarity == "low" and fifo.reset.kind == "async"

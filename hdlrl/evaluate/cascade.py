@@ -10,6 +10,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 import time
+import warnings
 from dataclasses import replace
 from pathlib import Path
 
@@ -97,11 +98,17 @@ def screen_design(design: Design) -> str:
 
 def lint_sources(runner: ToolRunner, rtl: list[Path], top: str, includes: list[Path],
                  flow: EvalFlow) -> list[LintResult]:
-    """The flow's linters in order, stopping after the first that fails (the last result)."""
+    """The flow's linters in order, stopping after the first that fails (the last result).
+
+    A linter that fails only on constructs it does not support hands the decision to the next
+    one, with a warning; the last linter always decides, so nothing goes unlinted."""
     chosen = {linter.name: linter for linter in linters()}
     results = []
-    for name in flow.lint:
+    for position, name in enumerate(flow.lint):
         results.append(chosen[name].lint(runner, rtl, top, includes))
+        if results[-1].unsupported and position + 1 < len(flow.lint):
+            warnings.warn(f"{name} lint: {results[-1].reason}; {flow.lint[position + 1]} decides", stacklevel=2)
+            continue
         if not results[-1].ok:
             break
     return results

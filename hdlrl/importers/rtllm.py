@@ -10,36 +10,43 @@ and sometimes data files the testbench reads. The quirks handled here:
   testbench's wins, since it is what runs;
 - some testbenches pass only on one simulator's event ordering: the importer runs the
   reference on Icarus, then Verilator, and records the first that passes;
-- clocks and the reset are found from the reference's port list (clock: an input used as
-  an edge in a sensitivity list; reset: an input named like a reset), the polarity from the
-  name and the description, sync/async from the sensitivity lists, and the clock period
-  from the testbench's `always #N clk = ~clk`.
+- a design is usable only when its reference passes lint, its testbench, synthesis and timing
+  on the embedded PDK; the others go to `DST/.unusable/` with their first error, so that
+  `DST/*` is the usable designs, and `DST/.import.json` reports every design;
+- clocks, the reset, its polarity and kind are read from the RTL (`hdlrl.importers.clocking`)
+  and checked by simulation (`hdlrl.importers.reset_check`); the clock period comes from the
+  testbench's `always #N clk = ~clk`.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
+import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
+from tqdm import tqdm
 
 from hdlrl.design import load_design
 from hdlrl.eda.runner import ToolRunner
 from hdlrl.errors import HdlrlError
-from hdlrl.evaluate.cascade import run_testbench
-from hdlrl.evaluate.staging import stage_scratch
+from hdlrl.evaluate.cascade import evaluate
 from hdlrl.evaluate.eval_flow import load_flow
+from hdlrl.importers.clocking import Clocking, derive_clocking
+from hdlrl.importers.reset_check import check_reset
+from hdlrl.pdk import get_pdk
 from hdlrl.hdl.lexer import tokenize
 from hdlrl.hdl.ports import DeclaredPort, declared_ports
 
 PASS_PATTERN = "Your Design Passed"
 FAIL_PATTERN = "[Ff]ailed|[Ee]rror|failures"
-DEFAULT_PERIOD_NS = 10.0
-_RESET_NAME = re.compile(r"(^|_)[a-z]?(rst|reset|clr|clear)(_?n|_?b|_?l)?($|_)", re.IGNORECASE)
-_CLOCK_NAME = re.compile(r"^(clk|clock)(_\w+)?$|^\w+_?clk$|^clk\w*$", re.IGNORECASE)
+UNUSABLE_FOLDER = ".unusable"  # hidden, so that `DST/*` is exactly the usable designs
+REPORT_FILE = ".import.json"
 _DATA_SUFFIXES = {".txt", ".dat", ".hex", ".mem", ".bin", ".vh", ".svh", ".list"}
 
 
@@ -47,10 +54,14 @@ _DATA_SUFFIXES = {".txt", ".dat", ".hex", ".mem", ".bin", ".vh", ".svh", ".list"
 class ImportedDesign:
     name: str
     path: Path
-    clocks: list[str]
-    reset: str | None
-    simulator: str | None
-    note: str
+    clocking: Clocking
+    simulator: str | None  # where the reference passes; None: not usable
+    reason: str  # why it is not usable; "" when it is
+    reset_check: str  # what the simulated reset check saw; "" without a reset
+
+    @property
+    def usable(self) -> bool:
+        return self.simulator is not None
 
 
 def module_name(description: str, path: Path) -> str:
@@ -110,53 +121,20 @@ def _rename_module(text: str, old: str, new: str) -> str:
     return re.sub(rf"(?<![\w$]){re.escape(old)}(?![\w$])", new, text)
 
 
-def _edge_signals(text: str) -> set[str]:
-    """Signals that appear as `posedge X` / `negedge X`."""
-    tokens = tokenize(text)
-    return {tokens[i + 1].text for i, token in enumerate(tokens[:-1]) if token.text in ("posedge", "negedge")}
-
-
-def _clock_periods(testbench: str) -> dict[str, float]:
-    periods = {}
-    for match in re.finditer(r"always\s*#\s*\(?\s*(\d+(?:\.\d+)?)\s*\)?\s*(\w+)\s*=\s*~\s*\2", testbench):
-        periods[match.group(2)] = 2 * float(match.group(1))
-    return periods
-
-
-def _reset_polarity(name: str, description: str) -> str:
-    sentence = next((line for line in description.splitlines() if re.search(rf"\b{re.escape(name)}\b", line)), "")
-    if re.search(r"active[- ]low|0 for reset|low[- ]active|negative", sentence, re.IGNORECASE):
-        return "low"
-    if re.search(r"active[- ]high|1 for reset|high[- ]active", sentence, re.IGNORECASE):
-        return "high"
-    return "low" if re.search(r"(_?n|_?b|_l)$", name, re.IGNORECASE) else "high"
-
-
-def detect_clocks_and_reset(ports: list[DeclaredPort], rtl: str, testbench: str, description: str
-                            ) -> tuple[list[dict], dict | None]:
-    edges = _edge_signals(rtl)
-    inputs = [port for port in ports if port.direction == "input" and port.width == 1]
-    resets = [port.name for port in inputs if _RESET_NAME.match(port.name)]
-    clocks = [port.name for port in inputs if port.name not in resets
-              and (_CLOCK_NAME.match(port.name) or port.name in edges)]
-    periods = _clock_periods(testbench)
-    default_period = next(iter(periods.values()), DEFAULT_PERIOD_NS) if len(periods) == 1 else DEFAULT_PERIOD_NS
-    clock_entries = [{"name": name, "period_ns": periods.get(name, default_period)} for name in clocks]
-    if not resets or not clocks:
-        return clock_entries, None
-    name = resets[0]
-    kind = "async" if name in edges else "sync"
-    return clock_entries, {"name": name, "polarity": _reset_polarity(name, description), "kind": kind}
-
-
 def _port_note(port: DeclaredPort) -> str:
     """`input a[8]` for a literal width, `input a[parameterised]` where the range uses parameters."""
     width = "" if port.width == 1 else f"[{port.width or 'parameterised'}]"
     return f"{port.direction} {port.name}{width}"
 
 
+def _write_spec(spec: dict, design_file: Path) -> None:
+    with open(design_file, "w") as handle:
+        yaml.safe_dump(spec, handle, sort_keys=False, width=100)
+
+
 def import_design(source: Path, destination: Path) -> ImportedDesign:
-    """Import one RTLLM folder `source` as `destination/<module name>/`."""
+    """Import one RTLLM folder `source` as `destination/<folder>/`, or as `destination/.unusable/<folder>/`
+    when its reference fails lint, its testbench on every simulator, synthesis or timing."""
     description_path = source / "design_description.txt"
     if not description_path.is_file():
         raise HdlrlError("missing design_description.txt", source)
@@ -177,9 +155,10 @@ def import_design(source: Path, destination: Path) -> ImportedDesign:
     old_top = _top_module(reference, references[0])
     rtl = _rename_module(reference, old_top, name) if old_top != name else reference
 
-    target = destination / source.name
-    if target.exists():
-        shutil.rmtree(target)
+    target = destination / UNUSABLE_FOLDER / source.name
+    for earlier in (target, destination / source.name):
+        if earlier.exists():
+            shutil.rmtree(earlier)
     (target / "rtl").mkdir(parents=True)
     (target / "tb").mkdir()
     (target / "rtl" / f"{name}.v").write_text(rtl)
@@ -192,7 +171,12 @@ def import_design(source: Path, destination: Path) -> ImportedDesign:
     (target / "description.txt").write_text(description)
 
     ports = declared_ports(rtl, name)
-    clocks, reset = detect_clocks_and_reset(ports, rtl, testbench, description)
+    with tempfile.TemporaryDirectory(prefix="hdlrl-import-") as scratch:
+        runner = ToolRunner(Path(scratch), load_flow().limits, readable=(target,))
+        clocking = derive_clocking(target / "rtl" / f"{name}.v", name, ports, testbench, description, runner)
+        reset_check = (check_reset(runner, target / "rtl" / f"{name}.v", name,
+                                   [clock["name"] for clock in clocking.clocks], clocking.reset, clocking.facts)
+                       if clocking.reset and clocking.facts else None)
     spec = {
         "name": source.name,
         "top": name,
@@ -201,61 +185,86 @@ def import_design(source: Path, destination: Path) -> ImportedDesign:
         "testbench": {"kind": "verilog", "sources": ["tb/testbench.v"], "top": _top_module(testbench, testbench_path),
                       "pass_pattern": PASS_PATTERN, "fail_pattern": FAIL_PATTERN},
         "data_files": data_files,
-        "clocks": clocks,
-        "reset": reset,
+        "clocks": clocking.clocks,
+        "reset": clocking.reset,
         "interface": "Imported from RTLLM v2.0 (" + source.name + "); ports: "
                      + ", ".join(_port_note(port) for port in ports),
         "objective": {"area": 1.0, "delay": 1.0, "power": 1.0},
     }
-    if reset is None:
+    if clocking.reset is None:
         del spec["reset"]
-    design_file = target / "design.yaml"
-    with open(design_file, "w") as handle:
-        yaml.safe_dump(spec, handle, sort_keys=False, width=100)
-    spec["testbench"]["simulator"], note = calibrate_simulator(target)
-    with open(design_file, "w") as handle:
-        yaml.safe_dump(spec, handle, sort_keys=False, width=100)
-    return ImportedDesign(source.name, target, [clock["name"] for clock in clocks], reset["name"] if reset else None,
-                          spec["testbench"]["simulator"], note)
+    _write_spec(spec, target / "design.yaml")
+    simulator, reason = usable_on(target, spec)
+    if reset_check is not None and not reset_check.ok and simulator:
+        simulator, reason = None, f"reset check: {reset_check.reason}"
+    if simulator:
+        shutil.move(target, destination / source.name)
+        target = destination / source.name
+    return ImportedDesign(source.name, target, clocking, simulator, reason,
+                          reset_check.reason if reset_check else "")
 
 
-def calibrate_simulator(design_dir: Path) -> tuple[str | None, str]:
-    """The first simulator on which the reference passes its own testbench, and a note.
+def usable_on(design_dir: Path, spec: dict) -> tuple[str | None, str]:
+    """The first simulator on which the reference passes lint, its own testbench, synthesis and timing
+    on the embedded PDK, recorded in `spec` and design.yaml; or None and the first error.
 
     Testbenches written for commercial simulators can race (a check and the design sampling
     the same edge): they pass on one event ordering and fail on another. Recording where the
     reference passes means candidates are judged on the same simulator, never on a luckier one.
     """
-    flow = load_flow()
-    design = load_design(design_dir)
-    reasons = []
+    flow, pdk = load_flow(), get_pdk("generic")
+    failures = []
     for name in (flow.simulator, flow.fallback_simulator):
-        with tempfile.TemporaryDirectory(prefix="hdlrl-import-") as scratch:
-            runner = ToolRunner(Path(scratch), flow.limits)
-            rtl, testbench, includes = stage_scratch(design, runner.scratch)
-            result = run_testbench(design, runner, rtl, testbench, includes, flow, simulator_name=name)
-        if result.passed:
-            return name, f"reference passes on {name}"
-        reasons.append(f"{name}: {result.reason}")
-    return None, "reference fails its testbench on every simulator (" + "; ".join(reasons) + ")"
+        spec["testbench"]["simulator"] = name
+        _write_spec(spec, design_dir / "design.yaml")
+        result = evaluate(load_design(design_dir), pdk, flow)
+        if result.verified:
+            return name, ""
+        if result.stage != "simulate":
+            return None, f"{result.stage}: {result.reason}"  # the same on either simulator
+        failures.append(f"{name}: {result.reason}")
+    del spec["testbench"]["simulator"]
+    _write_spec(spec, design_dir / "design.yaml")
+    return None, "testbench fails on every simulator (" + "; ".join(failures) + ")"
 
 
-def run_import(source: Path, destination: Path) -> int:
-    """Import every RTLLM design folder below `source`; report one line per design."""
+def _report_row(imported: ImportedDesign) -> dict:
+    reset = imported.clocking.reset
+    return {"design": imported.name, "usable": imported.usable, "reason": imported.reason,
+            "simulator": imported.simulator, "clocks": [clock["name"] for clock in imported.clocking.clocks],
+            "reset": reset, "derived_from": imported.clocking.derived_from, "notes": imported.clocking.notes,
+            "reset_check": imported.reset_check, "path": str(imported.path)}
+
+
+def run_import(source: Path, destination: Path, workers: int = 2) -> int:
+    """Import every RTLLM design folder below `source`; report one line per design, and the
+    whole import in `destination/.import.json`."""
     if not source.is_dir():
         raise HdlrlError("RTLLM source folder not found", source)
     folders = sorted(path for path in source.iterdir() if (path / "design_description.txt").is_file())
     if not folders:
         raise HdlrlError("no RTLLM design folders (with design_description.txt) found", source)
     destination.mkdir(parents=True, exist_ok=True)
-    failures = 0
-    for folder in folders:
-        try:
-            imported = import_design(folder, destination)
-            print(f"imported {imported.name:20} clocks={','.join(imported.clocks) or '-'} "
-                  f"reset={imported.reset or '-'} simulator={imported.simulator or '-'}: {imported.note}")
-        except HdlrlError as error:
-            failures += 1
-            print(f"skipped  {folder.name:20} {error}")
-    print(f"{len(folders) - failures}/{len(folders)} designs imported into {destination}")
+    rows, failures = [], 0
+    with ThreadPoolExecutor(max(1, workers)) as pool:  # each import mostly waits on its tools
+        futures = {folder: pool.submit(import_design, folder, destination) for folder in folders}
+        for folder, future in tqdm(futures.items(), desc="import", unit="design", file=sys.stderr):
+            try:
+                imported = future.result()
+            except HdlrlError as error:
+                failures += 1
+                tqdm.write(f"skipped      {folder.name:20} {error}")
+                continue
+            rows.append(_report_row(imported))
+            reset = imported.clocking.reset
+            described = (f"reset={reset['name']} ({reset['polarity']}, {reset['kind']})" if reset else "reset=-")
+            status = "usable    " if imported.usable else "not usable"
+            tqdm.write(f"{status}   {imported.name:20} clocks={','.join(rows[-1]['clocks']) or '-'} "
+                       f"{described} from {imported.clocking.derived_from}"
+                       + (f": {imported.reason}" if imported.reason else "")
+                       + "".join(f"; {note}" for note in imported.clocking.notes))
+    (destination / REPORT_FILE).write_text(json.dumps(rows, indent=2) + "\n")
+    usable = sum(row["usable"] for row in rows)
+    print(f"{usable} usable, {len(rows) - usable} not usable (in {destination / UNUSABLE_FOLDER}), "
+          f"{failures} not imported; report: {destination / REPORT_FILE}")
     return 0 if failures == 0 else 1

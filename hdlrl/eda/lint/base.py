@@ -20,6 +20,13 @@ class LintResult:
     warnings: list[Diagnostic] = field(default_factory=list)
     wall_s: float = 0.0
 
+    @property
+    def unsupported(self) -> bool:
+        """Failed only on constructs the tool says it does not support (Verilator 5.006 and a
+        registered tristate): a gap in the tool, not an error in the design, so another linter decides."""
+        located = [error for error in self.errors if error.file]  # not the closing "Exiting due to 2 error(s)"
+        return not self.ok and bool(located) and all("Unsupported" in error.message for error in located)
+
 
 class Linter(ABC):
     """One linter backend; `name` is its key in `hdlrl.eda.lint.LINTERS`."""
