@@ -78,7 +78,8 @@ def _from_names(ports: list[DeclaredPort], rtl: str, testbench: str, description
     clocking = Clocking(_clock_entries(clocks, testbench), None, "names and description", [why])
     if resets and clocks:
         name = resets[0]
-        polarity = described_polarity(name, description) or ("low" if re.search(r"(_?n|_?b|_l)$", name, re.I) else "high")
+        named_low = re.search(r"(_?n|_?b|_l)$", name, re.IGNORECASE)
+        polarity = described_polarity(name, description) or ("low" if named_low else "high")
         clocking.reset = {"name": name, "polarity": polarity, "kind": "async" if name in edges else "sync"}
     return clocking
 
