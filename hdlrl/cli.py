@@ -216,7 +216,11 @@ def build_parser() -> argparse.ArgumentParser:
     importer = commands.add_parser("import", help="import benchmark designs into the design format")
     importer.add_argument("suite", choices=("rtllm",))
     importer.add_argument("source", type=Path)
-    importer.add_argument("destination", type=Path)
+    importer.add_argument("destination", type=Path,
+                          help="usable designs land in DESTINATION/NAME, the others in DESTINATION/.unusable/NAME; "
+                               "DESTINATION/.import.json reports every design")
+    importer.add_argument("--workers", type=int, default=2, help="designs imported at once")
+    importer.add_argument("--report", type=Path, help="also write the import as a Markdown table here")
 
     pdk = commands.add_parser("pdk", help="list or install PDKs")
     pdk_commands = pdk.add_subparsers(dest="pdk_command", required=True)
@@ -341,7 +345,7 @@ def main(argv: list[str] | None = None) -> int:
         if arguments.command == "import":
             from hdlrl.importers.rtllm import run_import
 
-            return run_import(arguments.source, arguments.destination)
+            return run_import(arguments.source, arguments.destination, arguments.workers, arguments.report)
         if arguments.command == "pdk":
             from hdlrl.commands.pdk import run_pdk
 

@@ -40,6 +40,7 @@ from hdlrl.evaluate.eval_flow import load_flow
 from hdlrl.importers.clocking import Clocking, derive_clocking
 from hdlrl.importers.reset_check import check_reset
 from hdlrl.pdk import get_pdk
+from hdlrl.text_tables import markdown_table
 from hdlrl.hdl.lexer import tokenize
 from hdlrl.hdl.ports import DeclaredPort, declared_ports
 
@@ -236,9 +237,23 @@ def _report_row(imported: ImportedDesign) -> dict:
             "reset_check": imported.reset_check, "path": str(imported.path)}
 
 
-def run_import(source: Path, destination: Path, workers: int = 2) -> int:
-    """Import every RTLLM design folder below `source`; report one line per design, and the
-    whole import in `destination/.import.json`."""
+def import_table(rows: list[dict]) -> str:
+    """The import as a Markdown table: usable or why not, the clocks and reset, and their source."""
+    def reset(row: dict) -> str:
+        described = row["reset"]
+        return f"{described['name']} (active-{described['polarity']}, {described['kind']})" if described else "-"
+
+    headers = ["design", "usable", "simulator", "clocks", "reset", "derived from", "reset check (simulated)",
+               "why not usable; notes"]
+    return markdown_table(headers, [[row["design"], "yes" if row["usable"] else "no", row["simulator"],
+                                     ", ".join(row["clocks"]) or "-", reset(row), row["derived_from"],
+                                     row["reset_check"] or "-", "; ".join(filter(None, [row["reason"], *row["notes"]]))]
+                                    for row in rows])
+
+
+def run_import(source: Path, destination: Path, workers: int = 2, report: Path | None = None) -> int:
+    """Import every RTLLM design folder below `source`; report one line per design, the whole
+    import in `destination/.import.json`, and with `report` as a Markdown table there."""
     if not source.is_dir():
         raise HdlrlError("RTLLM source folder not found", source)
     folders = sorted(path for path in source.iterdir() if (path / "design_description.txt").is_file())
@@ -264,6 +279,9 @@ def run_import(source: Path, destination: Path, workers: int = 2) -> int:
                        + (f": {imported.reason}" if imported.reason else "")
                        + "".join(f"; {note}" for note in imported.clocking.notes))
     (destination / REPORT_FILE).write_text(json.dumps(rows, indent=2) + "\n")
+    if report:
+        report.parent.mkdir(parents=True, exist_ok=True)
+        report.write_text(import_table(rows) + "\n")
     usable = sum(row["usable"] for row in rows)
     print(f"{usable} usable, {len(rows) - usable} not usable (in {destination / UNUSABLE_FOLDER}), "
           f"{failures} not imported; report: {destination / REPORT_FILE}")
