@@ -97,7 +97,8 @@ def derive_clocking(rtl_path: Path, top: str, ports: list[DeclaredPort], testben
     try:
         facts = netlist_facts([rtl_path], top, runner)
     except HdlrlError as error:
-        return _from_names(ports, rtl, testbench, description, f"Yosys cannot read the RTL ({error})")
+        message = str(error).replace(f"{rtl_path.parent.parent}/", "")  # design-relative, as other reasons are
+        return _from_names(ports, rtl, testbench, description, f"Yosys cannot read the RTL ({message})")
     port_names = [port.name for port in ports]
     clocked_by = {register.clock for register in facts.registers}
     clocks = [name for name in port_names if name in clocked_by]
