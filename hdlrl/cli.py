@@ -10,6 +10,7 @@ import os
 import sys
 import warnings
 from pathlib import Path
+from typing import NoReturn
 
 from hdlrl.design import design_folders
 
@@ -82,8 +83,18 @@ def _add_optimize_arguments(parser: argparse.ArgumentParser) -> None:
     _add_executor_arguments(parser)
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, subcommands' too: with `json_asked` (set by `main`), a usage error answers in JSON too."""
+
+    json_asked = False
+
+    def error(self, message: str) -> NoReturn:
+        _json_error(argparse.Namespace(json=_Parser.json_asked), f"{self.prog}: {message}")
+        super().error(message)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="hdlrl", description=__doc__)
+    parser = _Parser(prog="hdlrl", description=__doc__)
     parser.add_argument("--version", action="version", version=f"hdlrl {_version()}")
     commands = parser.add_subparsers(dest="command", required=True)
 
@@ -272,14 +283,14 @@ def _one_line_warning(message: Warning | str, category: type[Warning], filename:
 
 
 def _json_error(arguments: argparse.Namespace, message: str, path: Path | None = None, line: int | None = None) -> None:
-    """With --json, an error exit still prints the command's one JSON object, so a script that
-    parses stdout always has an answer: `error` (the one-line message), `file` and `line` when known."""
+    """With --json an error exit still prints one JSON object for scripts: `error`, `file`, `line` (null if unknown)."""
     if getattr(arguments, "json", False):
-        location = {"file": str(path), "line": line} if path is not None else {}
-        print(json.dumps({"error": message, **location}, indent=2))
+        print(json.dumps({"error": message, "file": str(path) if path is not None else None, "line": line}, indent=2))
 
 
 def main(argv: list[str] | None = None) -> int:
+    words = [*(sys.argv[1:] if argv is None else argv), "--"]  # --json, or a prefix argparse reads as it, before `--`
+    _Parser.json_asked = any(len(word) > 2 and "--json".startswith(word) for word in words[:words.index("--")])
     arguments, unknown = build_parser().parse_known_args(argv)
     if unknown:  # said with the usage of the command they were given to, not the top level's
         arguments.command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")

@@ -107,10 +107,16 @@ def test_reference_is_accepted_as_proven_with_its_ppa(tmp_path: Path) -> None:
     design = load_design(DESIGNS / "alu8")
     verdict = gate(design, design.rtl, get_pdk("generic"), FLOW, with_ppa=True)
     assert verdict.accepted and verdict.stage == "done"
-    assert verdict.reason.startswith("proven equivalent by "), verdict.reason
-    assert verdict.level == "proven"
-    assert verdict.differential_cycles >= 10_000 and verdict.differential_agreement == 1.0
+    assert verdict.reason.startswith("proven equivalent: the preprocessed source is token for token"), verdict.reason
+    assert verdict.level == "proven" and verdict.ppa_ratio == 1.0
     assert verdict.ppa is not None and verdict.ppa.area_um2 > 0 and verdict.ppa.delay_ns > 0
+
+
+def test_an_equivalent_rewrite_is_proven_after_every_stage(tmp_path: Path) -> None:
+    verdict = judge("alu8", candidate(tmp_path, "alu8", lambda text: text.replace("a & b;", "b & a;")))
+    assert verdict.accepted and verdict.stage == "done" and verdict.level == "proven", verdict.reason
+    assert verdict.reason.startswith("proven equivalent by "), verdict.reason
+    assert verdict.differential_cycles >= 10_000 and verdict.differential_agreement == 1.0
 
 
 def test_reordered_case_and_explicit_adder_are_accepted(tmp_path: Path) -> None:
@@ -207,7 +213,10 @@ def test_a_wrong_output_on_one_input_value_is_found_without_a_proof(tmp_path: Pa
     assert verdict.testbench_passed  # the design's own testbench is fooled
     assert not verdict.accepted and verdict.stage == "differential" and verdict.level == "failed"
     assert verdict.evidence.mismatch.inputs == {"A": "8'hc5", "B": "8'h3a"}
-    reference = gate(design, design.rtl, get_pdk("generic"), no_time_to_prove, with_ppa=False)
+    rewritten = tmp_path / "rewritten" / "multi_8bit.v"  # equivalent, but neither the same text nor netlist
+    rewritten.parent.mkdir()
+    rewritten.write_text(text.replace("if (B[i] == 1) begin", "if (B[i]) begin"))
+    reference = gate(design, (rewritten,), get_pdk("generic"), no_time_to_prove, with_ppa=False)
     assert reference.accepted and reference.level == "simulated" and reference.differential_cycles >= 65_536
     assert "every input value" in reference.level_reason
 
@@ -247,7 +256,9 @@ def test_an_equivalence_check_that_cannot_decide_rejects(tmp_path: Path) -> None
         "clocks: [{name: clk_a, period_ns: 10.0}, {name: clk_b, period_ns: 14.0}]\n"
         "reset: {name: rst, polarity: high, kind: sync}\n")
     design = load_design(root)
-    verdict = gate(design, design.rtl, get_pdk("generic"), FLOW, with_ppa=False)
+    rewritten = tmp_path / "two_clocks.v"  # equivalent, but neither the same text nor netlist
+    rewritten.write_text(TWO_CLOCKS.replace("qb <= qa;", "qb <= qa & 1'b1;"))
+    verdict = gate(design, (rewritten,), get_pdk("generic"), FLOW, with_ppa=False)
     assert verdict.differential_agreement == 1.0  # the simulations agree
     assert not verdict.accepted and verdict.stage == "equivalence" and verdict.level == "none"
     assert verdict.reason.startswith("equivalence undecided") and "2 clocks" in verdict.reason

@@ -86,6 +86,7 @@ def test_optimize_writes_its_run_directory_and_json(small_flow: Path, tmp_path: 
             assert signal_name in row
     # what the run spent, counted from its history: every candidate here is RTL the gate verified
     candidates = [row for row in rows if row["kind"] == "candidate"]
+    assert all(row["reason"].strip() for row in candidates), "every history row says why (the verdict's reason)"
     recipe_only = sum(row["action"].startswith("synthesis:") for row in candidates)
     assert summary["calls"] == {"gate_calls": 4, "verifications": 4 - recipe_only,
                                 "syntheses": sum(row["accepted"] for row in candidates)}

@@ -158,7 +158,7 @@ class OptimizeRun:
                              rejected_reward(NO_MODULE_CREDIT, floor))
         if verdict.accepted and verdict.ppa and verdict.reference_ppa:
             ratio = verdict.ppa.normalised_to(verdict.reference_ppa, self.objective)
-            return Judgement(True, verdict.stage, verdict.level, "", accepted_reward(ratio, floor),
+            return Judgement(True, verdict.stage, verdict.level, verdict.reason, accepted_reward(ratio, floor),
                              to_jsonable(verdict.ppa), ratio, verdict.wall_s)
         return Judgement(False, verdict.stage, verdict.level, verdict.reason, rejected_reward(verdict.reward, floor),
                          wall_s=verdict.wall_s)

@@ -3,7 +3,10 @@
 Both designs are read into one Yosys session (the reference's modules renamed with
 `prefix_modules`), elaborated (`proc; flatten; memory; async2sync`) and compared:
 
-- first (with `induction`) `equiv_make; equiv_simple -undef -seq N; equiv_induct -undef -seq N;
+- first, one Yosys run elaborates both tops with their internal names normalised; the same
+  netlist text is proven at once (`identical netlist`, `hdlrl/verify/identity.py`), anything
+  else goes on to the proofs;
+- then (with `induction`) `equiv_make; equiv_simple -undef -seq N; equiv_induct -undef -seq N;
   equiv_status -assert`, which proves designs whose signals correspond by name, fast even
   for multipliers; X is modelled (`-undef`), since without it an `x` the candidate leaves
   where the reference is defined reads as 0 and "proves", while synthesis builds anything
@@ -36,10 +39,12 @@ from hdlrl.eda.runner import ToolRun, ToolRunner
 from hdlrl.eda.synth.yosys import read_commands
 from hdlrl.eda.toolchain import require_tool
 from hdlrl.hdl.rename import REFERENCE_PREFIX, RESERVED_PREFIX, prefix_modules
+from hdlrl.verify.identity import IDENTICAL_NETLIST, netlist_identity_script, same_netlist
 from hdlrl.verify.interface import Interface
 
 WORK_DIR = "equivalence"
 PREPARED = "prepared.il"
+NETLISTS = ("reference_netlist.il", "candidate_netlist.il")  # the two tops as `netlist_identity_script` writes them
 STATE_COUNT = "state_elements.txt"
 EQUIV_SEQUENCE_LENGTH = 5
 # The modules this check adds: under the prefix no candidate may use (hdlrl/hdl/screen.py).
@@ -66,7 +71,7 @@ class EquivalenceOptions:
 class EquivalenceResult:
     level: str  # "proven", "bounded", "failed", "unknown"
     depth: int | None
-    method: str  # "miter-sat", "equiv-induct", "sat-tempinduct", "sat-tempinduct-2valued"
+    method: str  # "identical netlist", "miter-sat", "equiv-induct", "sat-tempinduct", "sat-tempinduct-2valued"
     reason: str
     counterexample: list[dict[str, str]] | None = None  # per step: input ports, reference.<out>, candidate.<out>
     timed_out: bool = False
@@ -142,6 +147,24 @@ def _preparation_script(reference: list[Path], candidate: list[Path], include_di
         f"write_rtlil {WORK_DIR}/{PREPARED}",
         "",
     ])
+
+
+def _identical_netlist(session: _Session, reference: list[Path], candidate: list[Path], include_dirs: list[Path],
+                       top: str) -> EquivalenceResult | None:
+    """Proven when both designs elaborate to the same netlist; None (the proofs decide) otherwise,
+    a Yosys error or time-out included: the check is a shortcut, never a verdict against."""
+    outputs = (Path(WORK_DIR) / NETLISTS[0], Path(WORK_DIR) / NETLISTS[1])
+    run = session.run("identity.ys", netlist_identity_script(reference, candidate, include_dirs,
+                                                             f"{REFERENCE_PREFIX}{top}", top, outputs))
+    if run is None or not run.ok:
+        return None
+    texts = [(session.runner.scratch / output).read_text(errors="replace") for output in outputs]
+    cells = same_netlist(*texts)
+    if cells is None:
+        return None
+    return EquivalenceResult("proven", None, IDENTICAL_NETLIST,
+                             f"both elaborate to the same netlist of {cells} cells once internal names are normalised",
+                             wall_s=session.elapsed_s)
 
 
 def _counterexample(log: str, interface: Interface, clocks: set[str]) -> list[dict[str, str]]:
@@ -269,6 +292,9 @@ def check_equivalence(runner: ToolRunner, design: Design, interface: Interface, 
     session = _Session(runner, options.time_s)
     (runner.scratch / WORK_DIR).mkdir(parents=True, exist_ok=True)
     reference = _stage_reference(runner, reference_sources)
+    identical = _identical_netlist(session, reference, list(candidate_sources), list(include_dirs), design.top)
+    if identical is not None:
+        return identical
     preparation = session.run("prepare.ys", _preparation_script(reference, list(candidate_sources),
                                                                 list(include_dirs), design.top))
     if stopped := session.stopped("miter-sat" if design.is_combinational else "sat-tempinduct", preparation):

@@ -6,6 +6,10 @@ parse, not a proof:
     screen -> parse -> elaborate -> interface lock -> lint and structure -> the design's
     testbench -> differential simulation against the reference -> formal equivalence -> PPA
 
+A candidate whose preprocessed source is token for token the reference's is proven after the
+interface lock, with the reference's PPA: every tool reads the same text the same way and
+simulation and synthesis are deterministic, so it is the reference (`hdlrl/verify/identity.py`).
+
 A candidate is accepted only when every stage passes and the equivalence level reached is
 one the flow accepts; "failed" (a counterexample) never is, and a proof that timed out is
 "unknown", which leaves the level at what simulation showed ("simulated").
@@ -34,6 +38,7 @@ from hdlrl.serialize import JsonRecord, to_jsonable
 from hdlrl.verify.diffsim import Mismatch, differential_simulation
 from hdlrl.verify.equivalence import check_equivalence
 from hdlrl.verify.gate_flow import GateFlow
+from hdlrl.verify.identity import same_tokens
 from hdlrl.verify.interface import Interface, InterfaceError, interface_differences, read_interface, yosys_error
 from hdlrl.verify.reward import accepted_reward, rejected_reward
 from hdlrl.verify.structure import StructureIssue, check_structure
@@ -170,7 +175,7 @@ def gate(design: Design, candidate: tuple[Path, ...], pdk: Pdk, flow: GateFlow, 
     try:
         _run_gate(design, design.with_rtl(candidate), pdk, flow, runner, reference, with_ppa, verdict, progress)
     finally:
-        verdict.timed_out = any(run.timed_out for run in runner.history)
+        verdict.timed_out = verdict.timed_out or any(run.timed_out for run in runner.history)
         verdict.tool_s = sum(run.wall_s for run in runner.history)
         verdict.wall_s = time.perf_counter() - started
         shutil.rmtree(scratch, ignore_errors=True)
@@ -219,17 +224,63 @@ def _run_gate(design: Design, candidate: Design, pdk: Pdk, flow: GateFlow, runne
         _reject(verdict, "interface", "interface changed: " + "; ".join(differences))
         return
 
+    tokens = same_tokens((scratch / reference_view).read_text(errors="replace"),
+                         (scratch / view).read_text(errors="replace"))
+    if tokens is not None:
+        verdict.level = "proven"
+        verdict.level_reason = f"identical source: {tokens} tokens the same as the reference's"
+        acceptance = f"proven equivalent: the preprocessed source is token for token the reference's ({tokens} tokens)"
+    else:
+        acceptance = _verify(design, candidate, flow, runner, reference, (reference_rtl, rtl, testbench, includes),
+                             verdict, progress)
+        if acceptance is None:
+            return
+    if with_ppa:
+        progress("ppa")
+        if tokens is not None and verdict.reference_ppa is not None:
+            verdict.ppa, verdict.ppa_ratio = verdict.reference_ppa, 1.0  # the reference's synthesis, deterministic
+        elif not _measure_ppa(design, candidate, pdk, flow, runner, rtl, includes, verdict):
+            return
+    implausible = implausible_gain(verdict.ppa_ratio, verdict.level, flow.max_unproven_gain)
+    if implausible:
+        _reject(verdict, "ppa", implausible)
+        return
+    verdict.accepted, verdict.stage, verdict.reason = True, "done", acceptance
+    verdict.reward = accepted_reward(verdict.ppa_ratio if verdict.ppa_ratio is not None else 1.0)
+
+
+def _measure_ppa(design: Design, candidate: Design, pdk: Pdk, flow: GateFlow, runner: ToolRunner, rtl: list[Path],
+                 includes: list[Path], verdict: Verdict) -> bool:
+    """Synthesise and time the candidate into `verdict`; False (and the verdict rejected) when that fails."""
+    measured = EvalResult(design.name, design.top, pdk.name, False, "synthesize", "")
+    measure_ppa(runner, rtl, candidate, includes, pdk, flow.evaluation, measured)
+    if not measured.verified:
+        _reject(verdict, "ppa", measured.reason)
+        return False
+    verdict.ppa = measured.ppa
+    if verdict.reference_ppa is not None:
+        verdict.ppa_ratio = measured.ppa.normalised_to(verdict.reference_ppa, design.objective)
+    return True
+
+
+def _verify(design: Design, candidate: Design, flow: GateFlow, runner: ToolRunner, reference: Interface,
+            paths: tuple[list[Path], list[Path], list[Path], list[Path]], verdict: Verdict,
+            progress: Progress) -> str | None:
+    """Structure, lint, testbench, differential simulation and equivalence: the acceptance's reason
+    (`verdict.level` set), or None with the verdict rejected. `paths`: the reference's view, the
+    candidate's, the testbench and the include folders, staged."""
+    reference_rtl, rtl, testbench, includes = paths
     progress("structure")
     structure = check_structure(runner, rtl, design.top, includes)  # first: its reasons are the precise ones
     if not structure.ok:
         verdict.evidence.structure_issues = structure.issues
         _reject(verdict, "structure", structure.reason)
-        return
+        return None
     progress("lint")
     lint = lint_sources(runner, rtl, design.top, includes, flow.evaluation)
     if lint and not lint[-1].ok:
         _reject(verdict, "structure", lint[-1].reason)
-        return
+        return None
 
     progress("testbench")
     simulation = run_testbench(candidate, runner, rtl, testbench, includes, flow.evaluation)
@@ -238,7 +289,7 @@ def _run_gate(design: Design, candidate: Design, pdk: Pdk, flow: GateFlow, runne
     if not simulation.passed:
         verdict.evidence.testbench_fail_lines = simulation.fail_lines
         _reject(verdict, "testbench", simulation.reason)
-        return
+        return None
 
     progress("differential")
     differential = differential_simulation(runner, design, reference, reference_rtl, rtl, includes, flow.differential)
@@ -248,18 +299,19 @@ def _run_gate(design: Design, candidate: Design, pdk: Pdk, flow: GateFlow, runne
         verdict.level = "failed" if differential.ran else "none"
         verdict.evidence.mismatch = differential.first_mismatch
         _reject(verdict, "differential", differential.reason, verdict.differential_agreement)
-        return
+        return None
 
     progress("equivalence")
     equivalence = check_equivalence(runner, design, reference, reference_rtl, rtl, includes, flow.equivalence)
     verdict.evidence.counterexample = equivalence.counterexample
+    verdict.timed_out = equivalence.timed_out  # also when the budget was spent between two of its runs
     if equivalence.level == "failed":
         verdict.level = "failed"
         _reject(verdict, "equivalence", equivalence.reason)
-        return
+        return None
     if equivalence.level == "unknown" and not equivalence.timed_out:
         _reject(verdict, "equivalence", f"equivalence undecided ({equivalence.method}): {equivalence.reason}")
-        return
+        return None
     every = ", every input value among them" if differential.exhaustive else ""
     if equivalence.level == "unknown":
         verdict.level = "simulated"
@@ -275,24 +327,8 @@ def _run_gate(design: Design, candidate: Design, pdk: Pdk, flow: GateFlow, runne
     if level_name not in flow.accept_levels:
         _reject(verdict, "equivalence", f"equivalence reached only {verdict.level} "
                 f"(accepted: {', '.join(flow.accept_levels)}): {equivalence.reason}".rstrip(": "))
-        return
-
-    if with_ppa:
-        progress("ppa")
-        measured = EvalResult(design.name, design.top, pdk.name, False, "synthesize", "")
-        measure_ppa(runner, rtl, candidate, includes, pdk, flow.evaluation, measured)
-        if not measured.verified:
-            _reject(verdict, "ppa", measured.reason)
-            return
-        verdict.ppa = measured.ppa
-        if verdict.reference_ppa is not None:
-            verdict.ppa_ratio = measured.ppa.normalised_to(verdict.reference_ppa, design.objective)
-    implausible = implausible_gain(verdict.ppa_ratio, verdict.level, flow.max_unproven_gain)
-    if implausible:
-        _reject(verdict, "ppa", implausible)
-        return
-    verdict.accepted, verdict.stage, verdict.reason = True, "done", acceptance
-    verdict.reward = accepted_reward(verdict.ppa_ratio if verdict.ppa_ratio is not None else 1.0)
+        return None
+    return acceptance
 
 
 def implausible_gain(ppa_ratio: float | None, level: str, max_unproven_gain: float) -> str:

@@ -23,7 +23,7 @@ from hdlrl.verify.gate import Progress, Verdict, gate, implausible_gain, referen
 from hdlrl.verify.interface import InterfaceError
 from hdlrl.verify.reward import accepted_reward, rejected_reward
 
-GATE_SCHEMA = 6  # bump when Verdict or the gate's stages change meaning (6: body parameters, reasons always)
+GATE_SCHEMA = 7  # bump when Verdict or the gate's stages change meaning (7: fast identity; 6: body parameters)
 
 
 @dataclass(frozen=True)
