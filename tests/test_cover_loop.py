@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -198,10 +199,14 @@ def test_a_run_with_no_valid_program_says_so_in_one_line(small_flow: Path, tmp_p
 
 
 def test_a_design_that_cannot_be_mutated_says_so_on_every_run(tmp_path: Path) -> None:
-    """packet_parser calls a task, which pyverilog's grammar lacks: no mutants, and a warning that
-    names the file and line, also when the (empty) mutant set comes back from the cache."""
-    design = load_design(DESIGNS_DIR / "hard_coverage" / "packet_parser")
-    reason = r"no mutants of packet_parser, so no mutation score: .*packet_parser\.v:\d+"
+    """RTL that neither pyverilog nor pyslang can read: no mutants, and a warning with both engines'
+    reasons, also when the (empty) mutant set was saved by an earlier run."""
+    root = tmp_path / "broken"
+    shutil.copytree(DESIGNS_DIR / "decoder3to8", root)
+    (root / "rtl" / "decoder3to8.v").write_text("module decoder3to8(input a);\n  assign = a;\nendmodule\n")
+    design = load_design(root)
+    reason = (r"no mutants of decoder3to8, so no mutation score: .*no RTL file can be mutated: "
+              r"rtl/decoder3to8\.v: pyverilog .*; pyslang: ")
     for _ in range(2):
         with pytest.warns(UserWarning, match=reason):
             assert cover_mutants(design, None, 3, 0, tmp_path / "mutants", 10) == []

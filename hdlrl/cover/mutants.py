@@ -27,6 +27,7 @@ from hdlrl.eda.runner import ToolRunner
 from hdlrl.errors import HdlrlError
 from hdlrl.hdl.design_files import write_mutant
 from hdlrl.hdl.mutants import make_mutants
+from hdlrl.hdl.sv_mutants import split_rtl
 from hdlrl.verify.equivalence import EquivalenceOptions, check_equivalence
 from hdlrl.verify.interface import Interface
 
@@ -77,13 +78,12 @@ def _screen(design: Design, interface: Interface, mutant, folder: Path, sandbox:
 def cover_mutants(design: Design, interface: Interface, count: int, seed: int, folder: Path, time_s: float,
                   workers: int = 2, sandbox: bool | None = None) -> list[CoverMutant]:
     """`count` mutants of `design` with their equivalence verdicts (read back from `folder` when
-    an earlier run made them); none when the design's RTL cannot be mutated (pyverilog)."""
+    an earlier run made them); none when no engine can mutate the design's RTL. A saved
+    "unmutable" is tried again (it costs no proof): an older engine may have given up on SystemVerilog."""
     saved = folder / MUTANTS_FILE
     if saved.is_file():
         data = json.loads(saved.read_text())
-        if data["count"] == count and data["seed"] == seed and data.get("screened") == 3:
-            if data["unmutable"]:
-                warnings.warn(data["unmutable"], stacklevel=2)
+        if data["count"] == count and data["seed"] == seed and data.get("screened") == 3 and not data["unmutable"]:
             return [CoverMutant(**entry) for entry in data["mutants"]]
     unmutable = ""
     try:
@@ -103,3 +103,22 @@ def cover_mutants(design: Design, interface: Interface, count: int, seed: int, f
     saved.write_text(json.dumps({"count": count, "seed": seed, "screened": 3, "unmutable": unmutable,
                                  "mutants": [asdict(m) for m in result]}))
     return result
+
+
+def skipped_mutants(design: Design, count: int, seed: int, scored: bool) -> dict:
+    """For the summary: the RTL files no engine can mutate (how many, and why each) and, when
+    there is no mutation score (`scored` false), why not, so that a null score is never silent."""
+    why = None
+    if not scored and not count:
+        why = "the flow asks for no mutants (mutants: 0)"
+    elif not scored:
+        try:
+            made = len(make_mutants(design, count, seed))
+        except HdlrlError as error:
+            why = f"no mutants: {error}"
+        else:
+            why = (f"none of the {made} mutants is live and runs in the harness (each was proven equivalent to the "
+                   "reference, does not build, or the harness's simulator cannot build it)" if made
+                   else "the RTL has no mutation site")
+    skipped = split_rtl(design).skipped
+    return {"files": len(skipped), "reasons": skipped, "why_no_score": why}

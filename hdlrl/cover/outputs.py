@@ -10,7 +10,8 @@ harness to record the reference's outputs, and from those runs come
   points left out and why, the mutants and which program killed each, the coverage curve;
 - `coverage.info`: the replay's Verilator line coverage as lcov, what `genhtml` and CI
   coverage services read (when the harness gave code coverage);
-- `summary.json`: the figures `--json` prints, among them what the emitted testbench itself
+- `summary.json`: the figures `--json` prints, among them the RTL files left without mutants
+  and why, the reason for a missing mutation score, and what the emitted testbench itself
   does when run alone (`replay_check`): it passes on the reference, fails on how many live
   mutants, and reproduces which coverage, from a clean directory.
 
@@ -35,6 +36,7 @@ from hdlrl.cover.coverage import CoveragePoint, merge_counts, read_coverage_file
 from hdlrl.cover.functional import fraction, merge_hits
 from hdlrl.cover.corpus import Entry, greedy_cover
 from hdlrl.cover.loop import CoverRun
+from hdlrl.cover.mutants import skipped_mutants
 from hdlrl.cover.report import COVERAGE_FILE, write_cover_report
 from hdlrl.cover.targets import targets_met
 from hdlrl.cover.stimulus import parse_program, render
@@ -204,6 +206,8 @@ def write_outputs(run: CoverRun) -> dict:
         **{metric: totals.get(metric, {}).get("fraction") for metric in ("line", "branch", "toggle", "functional")},
         "mutation_score": document["mutation_score"], "mutants": len(run.mutants) + len(run.hanging),
         "hanging_mutants": len(run.hanging), "unbuildable_mutants": len(run.unbuildable),
+        "mutants_skipped": skipped_mutants(run.design, run.flow.mutants, run.flow.mutant_seed,
+                                           document["mutation_score"] is not None),
         "simulations": run.state.simulations, "proposed": run.proposed, "refused": run.state.refused,
         "final_programs": len(final.entries), "final_cycles": final.files.cycles, "final_dropped": final.dropped,
         "unreachable": len(run.state.unreachable), "targets": run.targets,

@@ -11,6 +11,10 @@ file whose unparsed text does not parse back to the same tree (`design_files.par
 `check_round_trip` (which needs the EDA tools, so callers run it once per design) refuses a
 file whose unparsed text no longer passes the design's testbench.
 
+SystemVerilog files, and Verilog files pyverilog cannot read or print back, are mutated on
+pyslang's syntax tree instead, by text edits that need no printer (`hdlrl.hdl.sv_mutants`);
+a file neither engine can read is left without mutants, with a warning that gives the reason.
+
 The tree walking and editing lives in `hdlrl.hdl.ast_edit`; reading the RTL and writing a
 mutant's files (`write_mutant`) in `hdlrl.hdl.design_files`.
 """
@@ -22,6 +26,7 @@ import itertools
 import random
 import re
 import tempfile
+import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,8 +36,9 @@ from pyverilog.vparser import ast
 from hdlrl.design import Design
 from hdlrl.errors import HdlrlError
 from hdlrl.hdl.ast_edit import ASSIGNMENTS, Number, Site, edited_tree, render, walk
-from hdlrl.hdl.design_files import parse_rtl, write_sources
+from hdlrl.hdl.design_files import write_sources
 from hdlrl.hdl.lexer import normalise
+from hdlrl.hdl.sv_mutants import SvSite, SvSource, split_rtl
 from hdlrl.hdl.verilog_ast import IndexedPartselect, ParsedSource, unparse
 
 # A replacement for the target node, or None to remove it from its statement list.
@@ -270,7 +276,8 @@ def enumerate_sites(file: str, tree: ast.Node) -> list[Site]:
     return sites
 
 
-def _second_order_pairs(sites: list[Site], generator: random.Random) -> Iterator[tuple[Site, Site]]:
+def _second_order_pairs(sites: list[Site | SvSite],
+                        generator: random.Random) -> Iterator[tuple[Site | SvSite, Site | SvSite]]:
     """Pairs of sites in one file on different lines, in a seeded order."""
     pairs = [(first, second) for first, second in itertools.combinations(sites, 2)
              if first.file == second.file and first.line != second.line]
@@ -285,10 +292,15 @@ def make_mutants(design: Design, count: int, seed: int = 0) -> list[Mutant]:
     may have fewer distinct ones than `count`; it is topped up with second-order mutants (two
     edits on different lines), the usual higher-order mutants of mutation testing.
     """
-    parsed = parse_rtl(design)
-    by_operator: dict[str, list[Site]] = {}
-    for file, source in parsed.items():
-        for site in enumerate_sites(file, source.tree):
+    rtl = split_rtl(design)
+    if not rtl.sources:
+        raise HdlrlError(f"no RTL file can be mutated: {rtl.why_skipped()}", design.root)
+    if rtl.skipped:
+        warnings.warn(f"{design.name}: {len(rtl.skipped)} RTL file(s) without mutants: {rtl.why_skipped()}",
+                      stacklevel=2)
+    by_operator: dict[str, list[Site | SvSite]] = {}
+    for file, source in rtl.sources.items():
+        for site in source.sites() if isinstance(source, SvSource) else enumerate_sites(file, source.tree):
             by_operator.setdefault(site.operator, []).append(site)
     generator = random.Random(seed)
     queues = []
@@ -298,13 +310,15 @@ def make_mutants(design: Design, count: int, seed: int = 0) -> list[Mutant]:
         queues.append(list(sites))
     generator.shuffle(queues)
 
-    seen = {normalise(unparse(source)) for source in parsed.values()}
+    seen = {normalise(source.text if isinstance(source, SvSource) else unparse(source))
+            for source in rtl.sources.values()}
     mutants: list[Mutant] = []
 
-    def add(edits: list[Site]) -> None:
-        source = parsed[edits[0].file]
-        text = unparse(ParsedSource(edited_tree(source.tree, edits), source.header))
-        if normalise(text) not in seen:
+    def add(edits: list[Site | SvSite]) -> None:  # the sites of one file, so of one engine
+        source = rtl.sources[edits[0].file]
+        text = (source.render(edits) if isinstance(source, SvSource)
+                else unparse(ParsedSource(edited_tree(source.tree, edits), source.header)))
+        if text is not None and normalise(text) not in seen:
             seen.add(normalise(text))
             mutants.append(Mutant(len(mutants), seed, "+".join(site.operator for site in edits), edits[0].file,
                                   edits[0].line, "; ".join(f"line {site.line}: {site.description}" for site in edits),
@@ -335,7 +349,10 @@ def check_round_trip(design: Design, passes: Callable[[Design], bool]) -> None:
     is well; more only when the round trip fails, to tell a broken reference from a broken
     round trip and to name the file.
     """
-    printed = {file: unparse(source) for file, source in parse_rtl(design).items()}
+    printed = {file: unparse(source) for file, source in split_rtl(design).sources.items()
+               if isinstance(source, ParsedSource)}
+    if not printed:  # pyslang's mutants are edits of the text as written: no printer to check
+        return
     with tempfile.TemporaryDirectory(prefix="hdlrl-roundtrip-") as scratch:
         def passes_with(files: list[str]) -> bool:
             folder = Path(scratch) / "-".join(files).replace("/", "_")
