@@ -28,7 +28,12 @@ covergroups:
 targets:                      # optional: per metric, over flows/cover.yaml's (what --grade checks)
   line: 1.0
   functional: 1.0
+waivers:                      # optional: code points left out of the reachable figures, unproven
+  - point: "rtl/top.v:42"     # FILE:LINE (every line, branch and toggle point there), or a point id
+    reason: spare state, unreachable by the bus protocol   # required, not blank
 ```
+
+A waived point is reported apart from the points proven unreachable (`hdlrl.cover.exclusions`).
 
 Names are identifiers (bin names may also be plain numbers, quoted in the YAML: `name: "3"`), so
 the bin ids are unambiguous. Every list and number in the file has a cap (`MAX_*` below). A
@@ -51,6 +56,7 @@ from hdlrl.config import Count, Fraction, Identifier, Text, load_config, schema
 from hdlrl.cover.cover_flow import CoverMetric
 from hdlrl.cover.functional import Bin, Covergroup, Coverpoint, Cross
 from hdlrl.design import DESIGN_FILE, load_design
+from hdlrl.hdl.design_files import relative_name
 from hdlrl.hdl.lexer import tokenize
 from hdlrl.yamlfile import LocatedYaml
 
@@ -58,6 +64,8 @@ COVERAGE_FILE = "coverage.yaml"
 MAX_AUTO_WIDTH = 8
 _BIN_NAME = re.compile(r"^[A-Za-z0-9_]+$")
 _BIN_KINDS = ("value", "values", "range", "transition")
+_POINT_ID = re.compile(r"^(line|branch|toggle)\|[^|]+\|\d+\|\d+\|[^|]*\|[^|]+\|[^|]*$")
+_FILE_LINE = re.compile(r"^(?P<file>[^|:]+):(?P<line>\d+)$")
 # Pure system functions an expression may call: they compute, they do not act.
 _EXPRESSION_FUNCTIONS = frozenset({"$signed", "$unsigned", "$countones", "$onehot", "$onehot0", "$clog2"})
 
@@ -73,6 +81,7 @@ MAX_STEPS = 100  # a transition's steps
 MAX_WIDTH = 64  # bits of a coverpoint, and so of a bin's values (the project's widest: 8)
 MAX_CROSS_BINS = 1 << 16  # combinations of a cross: two 8-bit auto coverpoints
 MAX_NAME = 1024  # characters of a bin name, as of an identifier
+MAX_WAIVERS = 10_000  # a design's waived points
 
 
 def _bin_name(name: str) -> str:
@@ -100,6 +109,20 @@ def _one_or_more(step: Any) -> Any:
     """A transition step is a value or a list of values (any of them): a list either way (a union
     of the two would name its types in the error path)."""
     return step if isinstance(step, list) else [step]
+
+
+def _not_blank(text: str) -> str:
+    if not text.strip():
+        raise ValueError("a waiver needs a reason: say why the point need not be covered")
+    return text
+
+
+def _point_spec(text: str) -> str:
+    """`FILE:LINE` or a point id (`metric|file|line|column|range|kind|instance`, as coverage.json lists them)."""
+    if _POINT_ID.match(text) or _FILE_LINE.match(text):
+        return text
+    raise ValueError(f"{text!r} is neither FILE:LINE (rtl/top.v:42) nor a coverage point id "
+                     "(metric|file|line|column|range|kind|instance, from coverage.json)")
 
 
 def _auto_is_none(bins: Any) -> Any:
@@ -163,11 +186,29 @@ class CovergroupFile:
 
 @schema
 @dataclass(frozen=True)
+class Waiver:
+    """A code point the user leaves out of the reachable figures, and why."""
+
+    point: Annotated[Text, AfterValidator(_point_spec)]
+    reason: Annotated[Text, AfterValidator(_not_blank)]
+
+    def matches(self, point_id: str) -> bool:
+        """Whether this waiver names the point `point_id`."""
+        spec = _FILE_LINE.match(self.point)
+        if spec is None:
+            return point_id == self.point
+        _, file, line, *_ = point_id.split("|")
+        return (file, line) == (spec["file"], spec["line"])
+
+
+@schema
+@dataclass(frozen=True)
 class CoverageFile:
     """coverage.yaml as written."""
 
     covergroups: Annotated[list[CovergroupFile], Field(max_length=MAX_GROUPS)] = field(default_factory=list)
     targets: dict[CoverMetric, Fraction] = field(default_factory=dict)
+    waivers: Annotated[list[Waiver], Field(max_length=MAX_WAIVERS)] = field(default_factory=list)
 
 
 class _Named(Protocol):
@@ -266,6 +307,25 @@ def load_coverage_targets(design_root: Path) -> dict[str, float]:
     """The per-metric targets of `design_root/coverage.yaml` (`hdlrl cover --grade`); {} without the file."""
     path = Path(design_root) / COVERAGE_FILE
     return dict(load_config(path, CoverageFile)[0].targets) if path.is_file() else {}
+
+
+def load_waivers(design_root: Path) -> list[Waiver]:
+    """The waivers of `design_root/coverage.yaml`; [] without the file. Where design.yaml exists, a
+    waiver's file must be one of the design's RTL files (a typo would waive nothing, silently)."""
+    path = Path(design_root) / COVERAGE_FILE
+    if not path.is_file():
+        return []
+    written, document = load_config(path, CoverageFile)
+    if (Path(design_root) / DESIGN_FILE).is_file():
+        design = load_design(design_root)
+        files = {relative_name(design, rtl) for rtl in design.rtl}
+        for index, waiver in enumerate(written.waivers):
+            spec = _FILE_LINE.match(waiver.point)
+            file = spec["file"] if spec else waiver.point.split("|")[1]
+            if file not in files:
+                raise document.error(f"waivers[{index}].point", f"{file!r} is not an RTL file of the design "
+                                     f"({', '.join(sorted(files))})")
+    return list(written.waivers)
 
 
 def load_covergroups(design_root: Path) -> list[Covergroup]:

@@ -28,8 +28,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from hdlrl.cover.corpus import Entry
-from hdlrl.cover.coverage import MetricSummary, merge_counts, summarise
+from hdlrl.cover.coverage import MetricSummary, summarise
 from hdlrl.cover.cover_flow import CoverFlow
+from hdlrl.cover.exclusions import merge_checked
 from hdlrl.cover.coverage_yaml import load_covergroups
 from hdlrl.cover.functional import FunctionalCoverage, fraction, merge_hits, sampled_expressions, scoped
 from hdlrl.cover.harness import (Harness, HarnessBuildError, HarnessRun, HarnessSpec, build_harness, mutant_named_in,
@@ -266,8 +267,7 @@ class CoverRun:
         return targets_met(self.fractions(), self.targets)
 
     def examine_uncovered(self) -> None:
-        """Try to show each uncovered point not tried before unreachable (`hdlrl.cover.unreachable`);
-        those shown so leave the metrics and are listed."""
+        """Show uncovered points not tried before unreachable, or waived: they leave the metrics, listed."""
         untried = [point_id for point_id, count in sorted(self.state.code.items())
                    if not count and point_id not in self.state.examined]
         if untried:
@@ -352,7 +352,7 @@ class CoverRun:
         if new_items or new_kills:
             self.state.corpus.append(Entry(outcome.program.to_json(), outcome.program.seed,
                                            outcome.program.origin, sorted(items), sorted(outcome.run.killed)))
-        self.state.code = merge_counts(self.state.code, outcome.run.coverage)
+        self.state.code = merge_checked(self.state.code, outcome.run.coverage, self.state.unreachable)
         self.state.functional = merge_hits(self.state.functional, outcome.functional)
         for mutant in new_kills:
             self.state.killed[str(mutant)] = self.state.simulations

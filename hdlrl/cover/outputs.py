@@ -6,8 +6,10 @@ harness to record the reference's outputs, and from those runs come
 - `testbench/` and `replay/`: the standalone, self-checking testbench (`hdlrl.cover.testbench`);
 - `cocotb/`: the same replay as a cocotb test folder, the covergroups as cocotb-coverage ones
   (`hdlrl.cover.cocotb_replay`);
-- `coverage.json`: totals per metric, every point and bin with its count, the unreachable
-  points left out and why, the mutants and which program killed each, the coverage curve;
+- `coverage.json`: totals per metric (over the reachable points, and raw: over every point),
+  every point and bin with its count, the points proven unreachable with reason and method and
+  the points waived by coverage.yaml, apart, the mutants and which program killed each, the
+  coverage curve;
 - `coverage.info`: the replay's Verilator line coverage as lcov, what `genhtml` and CI
   coverage services read (when the harness gave code coverage);
 - `summary.json`: the figures `--json` prints, among them the RTL files left without mutants
@@ -35,6 +37,7 @@ from hdlrl.cover.cocotb_replay import COCOTB_FOLDER, run_cocotb_replay, write_co
 from hdlrl.cover.coverage import CoveragePoint, merge_counts, read_coverage_file, summarise
 from hdlrl.cover.functional import fraction, merge_hits
 from hdlrl.cover.corpus import Entry, greedy_cover
+from hdlrl.cover.exclusions import WAIVER, exclusion_lists, refuse_hits, split
 from hdlrl.cover.loop import CoverRun
 from hdlrl.cover.mutants import skipped_mutants
 from hdlrl.cover.report import COVERAGE_FILE, write_cover_report
@@ -101,12 +104,25 @@ def replay_final_set(run: CoverRun) -> FinalSet:
     return FinalSet(kept, code, functional, killed, files, dropped)
 
 
+def _code_totals(counts: dict[str, int], exclusions: dict[str, str]) -> dict[str, dict]:
+    """Per metric: hit over the reachable points (`fraction`; the proven exclusions counted in
+    `excluded`, the waived points in `waived`), and hit over every point (`raw_fraction`)."""
+    summary = summarise(counts, frozenset(exclusions))
+    raw = summarise(counts)
+    waived = [point_id.partition("|")[0] for point_id, text in exclusions.items()
+              if split(text)[1] == WAIVER and point_id in counts]
+    return {metric: {"hit": entry.hit, "total": entry.total, "excluded": entry.excluded - waived.count(metric),
+                     "waived": waived.count(metric), "fraction": entry.fraction, "raw_hit": raw[metric].hit,
+                     "raw_total": raw[metric].total, "raw_fraction": raw[metric].fraction}
+            for metric, entry in summary.items()}
+
+
 def coverage_document(run: CoverRun, final: FinalSet) -> dict:
-    """The contents of coverage.json."""
+    """The contents of coverage.json; the replay hitting a point proven unreachable is an error."""
     unreachable = run.state.unreachable
-    summary = summarise(final.code, frozenset(unreachable))
-    totals = {metric: {"hit": entry.hit, "total": entry.total, "excluded": entry.excluded, "fraction": entry.fraction}
-              for metric, entry in summary.items()} if run.harness.code_coverage else {}
+    refuse_hits(final.code, unreachable)
+    totals = _code_totals(final.code, unreachable) if run.harness.code_coverage else {}
+    listed = exclusion_lists(unreachable)
     functional_total = len(final.functional)
     totals["functional"] = {"hit": sum(1 for count in final.functional.values() if count), "total": functional_total,
                             "excluded": 0, "fraction": fraction(final.functional) if run.groups else None}
@@ -115,7 +131,7 @@ def coverage_document(run: CoverRun, final: FinalSet) -> dict:
         point = CoveragePoint.from_id(point_id)
         points.append({"id": point_id, "metric": point.metric, "file": point.file, "line": point.line,
                        "lines": point.source_range, "kind": point.kind, "instance": point.instance, "count": count,
-                       "unreachable": unreachable.get(point_id)})
+                       **_exclusion_fields(unreachable.get(point_id))})
     mutants = [{"index": number, "operator": mutant.operator, "file": mutant.file, "line": mutant.line,
                 "description": mutant.description, "equivalence": mutant.equivalence,
                 "killed_by_program": final.killed.get(number), "in_harness": True}
@@ -138,12 +154,21 @@ def coverage_document(run: CoverRun, final: FinalSet) -> dict:
         "mutation_score": (len(final.killed) + len(run.hanging)) / live if live else None,
         "points": points,
         "functional_bins": dict(sorted(final.functional.items())),
-        "unreachable": [{"id": point_id, "reason": reason} for point_id, reason in sorted(unreachable.items())],
+        # proven: {id, reason, method}; waived: {id, reason}
+        "unreachable": listed["exclusions"], "waived": listed["waived"],
         "mutants": mutants,
         "final_set": [{"program": json.loads(entry.program), "seed": entry.seed, "origin": entry.origin}
                       for entry in final.entries],
         "curve": run.curve(),
     }
+
+
+def _exclusion_fields(text: str | None) -> dict:
+    """A point's `unreachable` (the proof's reason), `method`, and `waived` (the waiver's reason)."""
+    reason, method = split(text) if text is not None else (None, None)
+    waived = method == WAIVER
+    return {"unreachable": None if waived else reason, "method": None if waived else method,
+            "waived": reason if waived else None}
 
 
 def check_replay(run: CoverRun, final: FinalSet) -> dict:
@@ -210,7 +235,11 @@ def write_outputs(run: CoverRun) -> dict:
                                            document["mutation_score"] is not None),
         "simulations": run.state.simulations, "proposed": run.proposed, "refused": run.state.refused,
         "final_programs": len(final.entries), "final_cycles": final.files.cycles, "final_dropped": final.dropped,
-        "unreachable": len(run.state.unreachable), "targets": run.targets,
+        "unreachable": len(document["unreachable"]), "waived_points": len(document["waived"]),
+        "exclusions": document["unreachable"], "waived": document["waived"],
+        "reachable": {metric: entry.get("fraction") for metric, entry in totals.items()},
+        "raw": {metric: entry.get("raw_fraction", entry.get("fraction")) for metric, entry in totals.items()},
+        "targets": run.targets,
         "targets_met": targets_met({metric: entry.get("fraction") for metric, entry in totals.items()}, run.targets),
         "testbench": str(final.files.testbench),
         "replay": str(final.files.run_script),

@@ -7,8 +7,11 @@ inline SVG and CSS, no scripts.
 
 The source listing colours each line by the line and branch points whose source range (Verilator's
 `S` field) covers it: red where any of them is not hit, grey where any is shown unreachable
-(the reason in the tooltip), green where all are hit. Missed wins so that no hole hides behind a
-hit neighbour on the same line; unreachable beats hit so that every exclusion stays visible.
+(the reason in the tooltip), blue where one is waived by coverage.yaml, green where all are hit.
+Missed wins so that no hole hides behind a hit neighbour on the same line; unreachable and
+waived beat hit so that every exclusion stays visible. The proven exclusions (with their
+method) and the waived points are listed apart, and the raw figures (over every point) beside
+the reachable ones.
 """
 
 from __future__ import annotations
@@ -29,24 +32,26 @@ RTL_COPY = Path("testbench") / "rtl"  # where hdlrl.cover.testbench copies the d
 CURVE_COLOURS = {"line": "#1f5fbf", "branch": "#d9822b", "toggle": "#2a9d4b", "functional": "#7b3fb5",
                  "mutation_score": "#c0392b"}
 POLICY_COLOURS = ("#1f5fbf", "#d9822b", "#2a9d4b", "#7b3fb5", "#c0392b", "#17a2b8", "#8c564b")
-STATUS_ORDER = ("missed", "unreachable", "hit")  # the first a line's points show decides its colour
+STATUS_ORDER = ("missed", "unreachable", "waived", "hit")  # the first a line's points show decides its colour
 COVER_STYLE = STYLE + """
 table.source{border:1px solid #ccc}table.source td{border:none;padding:0 6px;font-family:monospace;white-space:pre}
 table.source td.code{text-align:left}tr.hit{background:#e6ffec}tr.missed{background:#ffebe9}
-tr.unreachable{background:#eceff3;color:#6a737d}"""
+tr.unreachable{background:#eceff3;color:#6a737d}tr.waived{background:#e8f0fb;color:#4a5a75}"""
 
 
 @dataclass
 class LineMark:
     """What the line and branch points over one source line say about it."""
 
-    status: str  # hit | missed | unreachable
+    status: str  # hit | missed | unreachable | waived
     count: int  # the least-hit point's count
     notes: list[str]  # one per point, for the tooltip
 
 
 def _status(point: dict) -> str:
-    return "unreachable" if point["unreachable"] else "hit" if point["count"] else "missed"
+    if point["unreachable"]:
+        return "unreachable"
+    return "waived" if point.get("waived") else "hit" if point["count"] else "missed"
 
 
 def _where(point: dict) -> str:
@@ -56,7 +61,8 @@ def _where(point: dict) -> str:
 def _note(point: dict) -> str:
     """One point as a line's tooltip names it."""
     where = f"line {point['line']}" + (f" in {point['instance']}" if point["instance"] else "")
-    reason = f"; unreachable: {point['unreachable']}" if point["unreachable"] else ""
+    reason = (f"; unreachable: {point['unreachable']}" if point["unreachable"] else
+              f"; waived: {point['waived']}" if point.get("waived") else "")
     return f"{point['kind']} point at {where}: count {point['count']}{reason}"
 
 
@@ -186,19 +192,31 @@ def _point_order(point: dict) -> tuple:
     return (METRICS.index(point["metric"]), point["file"], point["line"], point["kind"], point["instance"])
 
 
+def _raw_rows(document: dict) -> list[tuple[object, ...]]:
+    """Per code metric: hit over every point, the proven exclusions and waivers counted."""
+    return [(metric, entry["raw_hit"], entry["raw_total"], entry.get("waived", 0), entry["raw_fraction"])
+            for metric in METRICS if "raw_total" in (entry := document["totals"].get(metric, {}))]
+
+
 def _point_tables(points: Sequence[dict]) -> list[str]:
-    """The reachable points not hit, then the points left out as unreachable, with the reason."""
+    """The reachable points not hit, the points left out as unreachable (reason and method), the
+    points waived by coverage.yaml (its reason)."""
     ordered = sorted(points, key=_point_order)
     uncovered = [(point["metric"], _where(point), point["kind"], point["instance"] or "-")
                  for point in ordered if _status(point) == "missed"]
-    unreachable = [(point["metric"], _where(point), point["kind"], point["unreachable"])
+    unreachable = [(point["metric"], _where(point), point["kind"],
+                    point["unreachable"] + (f" (method: {point['method']})" if point.get("method") else ""))
                    for point in ordered if _status(point) == "unreachable"]
+    waived = [(point["metric"], _where(point), point["kind"], point["waived"])
+              for point in ordered if _status(point) == "waived"]
     return ["<h2>Uncovered points</h2>",
             html_table(("metric", "where", "kind", "instance"), uncovered) if uncovered else
             "<p>Every reachable point is hit.</p>",
             "<h2>Unreachable points (left out of the totals)</h2>",
             html_table(("metric", "where", "kind", "reason"), unreachable) if unreachable else
-            "<p>No point was shown unreachable.</p>"]
+            "<p>No point was shown unreachable.</p>",
+            *(["<h2>Waived points (coverage.yaml; unproven, left out of the totals)</h2>",
+               html_table(("metric", "where", "kind", "reason"), waived)] if waived else [])]
 
 
 def _read_history(path: Path) -> list[dict]:
@@ -215,10 +233,13 @@ def write_cover_report(run_dir: Path) -> Path:
             "<h2>Coverage</h2>",
             html_table(("metric", "hit", "reachable", "unreachable (excluded)", "fraction"), _totals_rows(document)),
             f"<p>{html.escape(document['note'])}</p>",
+            *(["<h3>Raw coverage (every point, exclusions and waivers counted)</h3>",
+               html_table(("metric", "hit", "points", "waived", "raw fraction"), raw)] if (raw := _raw_rows(document))
+              else []),
             "<h2>Coverage against simulations</h2>", svg_coverage_curve(document["curve"]),
             "<h2>Source</h2>",
             "<p>Each line coloured by the line and branch points over it: green hit, red not hit, grey shown "
-            "unreachable (hover for the points and reasons); the count is the least-hit point's.</p>",
+            "unreachable, blue waived (hover for the points and reasons); the count is the least-hit point's.</p>",
             *(source_listing(name, text, marks.get(name, {})) for name, text in rtl_sources(run_dir, points).items()),
             "<h2>Functional coverage</h2>",
             html_table(("covergroup", "hit", "bins", "fraction", "bins not hit"), _functional_rows(bins)) if bins else

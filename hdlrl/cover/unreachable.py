@@ -13,13 +13,19 @@ be shown unreachable and listed. Two ways:
   is a proof of unreachability; where induction does not close, the point stays counted.
 
 A condition on a variable assigned with `=` inside an always block is not used: its value at
-the branch may differ from the net the assertion sees.
+the branch may differ from the net the assertion sees. Parameters (`parameter int MODE = 1`)
+are constants, so a branch that the design's parameter values rule out (`if (MODE == 2)`) is
+proven like any other.
 
 A toggle point (one bit of a signal) is unreachable when the bit is constant: the upper bits
 of a sum that cannot carry that far, a register only ever loaded with small values. The bits
 of one signal that never toggled are asserted 0 together, then, if that fails, each bit 0
-or 1 on its own; each proven bit is left out. Bits of signals in generate scopes and
-sub-instances (a `.` in the name) are not tried.
+or 1 on its own; each proven bit is left out. A sub-instance's bit is asserted in its module,
+so the proof covers every instance of it (a `hold` input tied to 0 at each instantiation);
+bits of signals in generate scopes (a `.` in the name) are not tried.
+
+Waived points (coverage.yaml's `waivers:`) are taken first and not proven. Every exclusion
+carries its reason and method (`hdlrl.cover.exclusions`).
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hdlrl.cover.coverage import CoveragePoint
+from hdlrl.cover.exclusions import CASE_COMPLETE, SAT_TEMPINDUCT, tagged, waived_points
 from hdlrl.cover.steer import joined_operators, literal_constants
 from hdlrl.design import Design
 from hdlrl.eda.runner import Limits, ToolRunner
@@ -53,6 +60,10 @@ class Claim:
     expression: str
     reason: str
     full_case: bool = False
+
+    @property
+    def method(self) -> str:
+        return CASE_COMPLETE if self.full_case else SAT_TEMPINDUCT
 
 
 def _declared_width(tokens: list[Token], name: str) -> int | None:
@@ -87,7 +98,8 @@ def _skip_statement(tokens: list[Token], index: int) -> int:
         depth = 0
         while index < len(tokens):
             text = tokens[index].text
-            depth += (text == opening or (opening != "begin" and text in ("case", "casez", "casex"))) - (text == closing)
+            nested = text == opening or (opening != "begin" and text in ("case", "casez", "casex"))
+            depth += nested - (text == closing)
             index += 1
             if depth == 0:
                 break
@@ -149,14 +161,32 @@ def _condition(tokens_on_line: list[Token]) -> list[Token] | None:
     return None
 
 
+def _parameters(tokens: list[Token]) -> set[str]:
+    """Names declared by `parameter` or `localparam` (`localparam int A = 1, B = 2;`)."""
+    names = set()
+    for start, token in enumerate(tokens):
+        if token.text not in ("parameter", "localparam"):
+            continue
+        depth = 0
+        for index in range(start + 1, len(tokens) - 1):
+            text = tokens[index].text
+            depth += {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}.get(text, 0)
+            if text == ";" or depth < 0 or (depth == 0 and text in ("parameter", "localparam")):
+                break
+            if depth == 0 and tokens[index + 1].text == "=" and tokens[index].kind == "identifier":
+                names.add(text)
+    return names
+
+
 def _procedural(tokens: list[Token]) -> set[str]:
-    """Names assigned with a blocking `=` in procedural code."""
+    """Names assigned with a blocking `=` in procedural code (parameters are not)."""
     names = set()
     for index, token in enumerate(tokens[1:-2], start=1):
         if (token.kind == "identifier" and tokens[index + 1].text == "=" and tokens[index + 2].text != "="
-                and tokens[index - 1].text not in _CONTINUOUS_WORDS and tokens[index - 1].text not in ("<", ">", "!", "=")):
+                and tokens[index - 1].text not in _CONTINUOUS_WORDS
+                and tokens[index - 1].text not in ("<", ">", "!", "=")):
             names.add(token.text)
-    return names
+    return names - _parameters(tokens)
 
 
 def claim_for(point: CoveragePoint, text: str) -> Claim | None:
@@ -251,11 +281,12 @@ _MAX_TOGGLE_PROOFS = 64
 
 def _constant_bits(design: Design, points: list[CoveragePoint], folder: Path, time_s: float, deadline: float,
                    sandbox: bool | None) -> dict[str, str]:
-    """Toggle point id -> reason, for the never-toggled bits proven constant before `deadline`."""
+    """Toggle point id -> reason, for the never-toggled bits proven constant before `deadline` (a
+    sub-instance's bits once for all instances of its module)."""
     by_signal: dict[tuple[str, int, str], list[tuple[CoveragePoint, str]]] = {}
     for point in points:
         bit = _BIT.match(point.kind)
-        if bit and not point.instance:
+        if bit:
             by_signal.setdefault((point.file, point.line, bit["signal"]), []).append((point, point.kind))
     result: dict[str, str] = {}
     proofs = 0
@@ -268,26 +299,29 @@ def _constant_bits(design: Design, points: list[CoveragePoint], folder: Path, ti
         all_zero = " && ".join(f"({reference} == 1'b0)" for _, reference in bits)
         proofs += 1
         if prove(design, Claim(file, line, all_zero, ""), folder / f"toggle_{proofs}", left(), sandbox):
-            result.update({point.id: f"{file}:{line}: {reference} is always 0 (proven)" for point, reference in bits})
+            result.update({point.id: tagged(f"{file}:{line}: {reference} is always 0 (proven)", SAT_TEMPINDUCT)
+                           for point, reference in bits})
             continue
         for point, reference in bits if len(bits) <= 8 else ():
             for value in (0, 1):
                 proofs += 1
                 if left() > 0 and prove(design, Claim(file, line, f"({reference} == 1'b{value})", ""),
                                         folder / f"toggle_{proofs}", left(), sandbox):
-                    result[point.id] = f"{file}:{line}: {reference} is always {value} (proven)"
+                    result[point.id] = tagged(f"{file}:{line}: {reference} is always {value} (proven)", SAT_TEMPINDUCT)
                     break
     return result
 
 
 def unreachable_points(design: Design, uncovered: list[str], folder: Path, time_s: float = 30,
                        sandbox: bool | None = None, budget_s: float = 120) -> dict[str, str]:
-    """Point id -> why it is unreachable, for the uncovered points shown so within `budget_s`
-    (each proof at most `time_s`): the line and branch points first, the toggle points after."""
+    """Point id -> why it is left out, with the method (`hdlrl.cover.exclusions`): the uncovered
+    points coverage.yaml waives, then those shown unreachable within `budget_s` (each proof at
+    most `time_s`), the line and branch points first, the toggle points after."""
     deadline = time.monotonic() + budget_s
     texts = {str(path.relative_to(design.root)): path.read_text(errors="replace") for path in design.rtl}
     decided: dict[tuple, str | None] = {}
-    result: dict[str, str] = {}
+    result = waived_points(design.root, uncovered)
+    uncovered = [point_id for point_id in uncovered if point_id not in result]
     for point_id in uncovered:
         point = CoveragePoint.from_id(point_id)
         if point.metric == "toggle" or point.file not in texts:
@@ -299,7 +333,7 @@ def unreachable_points(design: Design, uncovered: list[str], folder: Path, time_
             remaining = min(time_s, deadline - time.monotonic())
             if claim is not None and (claim.full_case or remaining > 0 and prove(
                     design, claim, folder / f"proof_{len(decided)}", remaining, sandbox)):
-                decided[key] = claim.reason
+                decided[key] = tagged(claim.reason, claim.method)
         if decided[key]:
             result[point_id] = decided[key]
     toggles = [point for point in map(CoveragePoint.from_id, uncovered)
