@@ -95,7 +95,10 @@ def internal_names(module: Module) -> list[str]:
 
 
 def alpha_renames(modules: list[Module], fresh: Callable[[int, str], str]) -> dict[str, str]:
-    """name -> fresh(index, name) for every internal name of `modules` that is not also a module's."""
-    module_names = {module.name for module in modules}
-    internal = dict.fromkeys(name for module in modules for name in internal_names(module) if name not in module_names)
+    """name -> fresh(index, name) for every internal name of `modules` that is not also a module's
+    name or another module's port or parameter: one renaming serves the whole file, and a port
+    renamed in its declaration but not in `.port(...)` connections would break the design."""
+    interface = {module.name for module in modules} | {port.name for module in modules for port in module.ports} | {
+        parameter.name for module in modules for parameter in module.parameters if not parameter.local}
+    internal = dict.fromkeys(name for module in modules for name in internal_names(module) if name not in interface)
     return {name: fresh(index, name) for index, name in enumerate(internal)}

@@ -38,6 +38,7 @@ from hdlrl.ttt.protocol import Policy
 from hdlrl.summarize.claims import Claim
 from hdlrl.summarize.summarize_flow import SummarizeFlow
 from hdlrl.summarize.fluency import LanguageModelFluency, embedded_fluency
+from hdlrl.summarize.reset_evidence import ResetEvidence
 from hdlrl.summarize.rewards import score_document
 from hdlrl.summarize.search import SummarySearch
 
@@ -126,9 +127,14 @@ def summarize_module(module: Module, policy: Policy, flow: SummarizeFlow,
                                            for behaviour in row.get("behaviours", [])))
 
     fluency = fluency_function(flow, policy)
+    evidence = ResetEvidence(module, facts) if flow.simulate_resets else None
+
+    def independent(claim: Claim) -> bool | None:
+        """A reset claim must also hold in simulation; other kinds rest on the facts alone."""
+        return evidence(claim).status == "verified" if evidence and claim.kind == "reset" else None
 
     def score(document):
-        return score_document(document, facts, flow.rewards, frozenset(child_behaviours), fluency)
+        return score_document(document, facts, flow.rewards, frozenset(child_behaviours), fluency, independent)
 
     search = SummarySearch(policy, module.name, module.source, facts, score, flow.search,
                            {name: row["summary"] for name, row in children.items() if row.get("summary")},
@@ -146,6 +152,9 @@ def summarize_module(module: Module, policy: Policy, flow: SummarizeFlow,
         "children": list(children), "scores": scores.as_row(), "single_shot": single_shot.scores.as_row(),
         "hallucinated": list(scores.hallucinated), "behaviours": list(dict.fromkeys(behaviours)),
         "claims": [_claim_row(claim, verified) for claim, verified in zip(scores.claims, scores.verified)],
+        "evidence": [{"claim": ["reset", [name], value], "status": found.status, "reason": found.reason}
+                     for (name, value), found in (evidence.cache.items() if evidence else ())
+                     if Claim("reset", (name,), value) in scores.claims],
         "iterations": result.iterations, "seconds": round(time.monotonic() - started, 4),
         "status": "ok", "error": None,
     }

@@ -87,8 +87,17 @@ def salient_module_facts(facts: ModuleFacts) -> tuple[Claim, ...]:
     return tuple(claims)
 
 
-def _checked(text: str, scope: Scope) -> list[tuple[Claim, bool]]:
-    return [(claim, check(claim, scope)) for sentence in sentences(text) for claim in sentence_claims(sentence)]
+def _checked(text: str, scope: Scope,
+             independent: Callable[[Claim], bool | None] | None = None) -> list[tuple[Claim, bool]]:
+    """Each claim with whether the facts verify it and, for the kinds `independent` judges (it
+    answers None for the others), whether that independent evidence does too."""
+    checked = []
+    for claim in (claim for sentence in sentences(text) for claim in sentence_claims(sentence)):
+        verified = check(claim, scope)
+        if verified and independent is not None:
+            verified = independent(claim) is not False
+        checked.append((claim, verified))
+    return checked
 
 
 def functional_correctness(checked: list[tuple[Claim, bool]]) -> float:
@@ -115,10 +124,15 @@ def local_content_adequacy(facts: ModuleFacts, module_stated: set[Claim], block_
 
 def score_document(document: Document, facts: ModuleFacts, weights: Weights,
                    child_behaviours: frozenset[str] = frozenset(),
-                   fluency: Callable[[str], float] = embedded_fluency) -> Scores:
-    """FC, LCA, fluency and total = (w_fc FC + w_lca LCA + w_fluency fluency) / (w_fc + w_lca + w_fluency)."""
-    module_checked = _checked(document.summary, Scope(facts, None, child_behaviours))
-    block_checked = [_checked(text, Scope(facts, block)) for block, text in zip(facts.blocks, document.blocks, strict=True)]
+                   fluency: Callable[[str], float] = embedded_fluency,
+                   independent: Callable[[Claim], bool | None] | None = None) -> Scores:
+    """FC, LCA, fluency and total = (w_fc FC + w_lca LCA + w_fluency fluency) / (w_fc + w_lca + w_fluency).
+
+    `independent` re-judges the claims it knows from another source than the facts (a reset, by
+    simulation): a claim counts as verified only when both agree."""
+    module_checked = _checked(document.summary, Scope(facts, None, child_behaviours), independent)
+    block_checked = [_checked(text, Scope(facts, block), independent)
+                     for block, text in zip(facts.blocks, document.blocks, strict=True)]
     checked = module_checked + [pair for pairs in block_checked for pair in pairs]
     fc = functional_correctness(checked)
     lca = local_content_adequacy(facts, {claim for claim, verified in module_checked if verified},

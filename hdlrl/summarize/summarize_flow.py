@@ -21,6 +21,7 @@ class SummarizeFlow:
     search: SearchSettings = field(default_factory=SearchSettings)
     item_time_limit_s: Positive = 30.0
     fluency: Literal["embedded", "lm"] = "embedded"  # the embedded heuristic, or the hf policy's SLOR
+    simulate_resets: bool = True  # a reset claim also holds in simulation (hdlrl/summarize/reset_evidence.py)
 
 
 def load_summarize_flow(path: Path = DEFAULT_SUMMARIZE_FLOW) -> SummarizeFlow:

@@ -1,0 +1,134 @@
+"""Reset claims checked by simulation: evidence from another source than the text that wrote them.
+
+The summary's facts come from reading the source (`hdlrl.hdl.facts`), which takes the first
+`if (x)` of a clocked block for a reset; so `if (load) q <= d;` reads as a reset `load`, and a
+checker that reads the same facts can only agree. Here the claim is simulated instead: the
+module alone on Icarus, every other input random on every cycle, the claimed reset held at its
+claimed level for `HELD_CYCLES`, then released for `FREE_CYCLES`. A reset holds some register
+at one defined value while held, and that register moves once released (so it was the reset
+that held it). An asynchronous reset sets it before any clock edge; a synchronous one only on
+an edge. A module that does not simulate alone (a child in another file) leaves the claim
+unverified, which counts as not verified.
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from hdlrl.eda.runner import Limits, ToolRunner
+from hdlrl.eda.toolchain import require_tool
+from hdlrl.hdl.facts import ModuleFacts
+from hdlrl.hdl.ir import Module
+from hdlrl.summarize.claims import Claim
+
+BENCH_TOP = "hdlrl_reset_evidence"
+HELD_CYCLES, FREE_CYCLES = 8, 16
+_LIMITS = Limits(time_s=10.0, memory_mb=1024)
+_SIMPLE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]*$")
+_SAMPLE = re.compile(r"^HDLRL (?P<phase>[AHF]) (?P<name>\S+) (?P<bits>[01xzXZ]+)$")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    status: str  # verified, refuted or unverified
+    reason: str  # what the simulation showed, one sentence
+
+
+def _random_value(width: int) -> str:
+    """A fresh random value of `width` bits from Icarus's `$random`, 32 bits at a time."""
+    return "{" + ", ".join(["$random(seed)"] * ((width + 31) // 32)) + "}"
+
+
+def _testbench(module: Module, facts: ModuleFacts, signal: str, active_low: bool, registers: list[str]) -> str:
+    clocks = [name for name, _ in facts.clocks if name != signal]
+    inputs = [port for port in facts.ports if port.direction == "input" and port.name not in clocks]
+    others = [port for port in inputs if port.name != signal]
+    active, inactive = ("1'b0", "1'b1") if active_low else ("1'b1", "1'b0")
+    randomise = " ".join(f"{port.name} = {_random_value(port.width or 64)};" for port in others)
+    edge = " ".join(f"{clock} = 1'b1;" for clock in clocks), " ".join(f"{clock} = 1'b0;" for clock in clocks)
+
+    def sample(phase: str) -> list[str]:
+        return [f'      $display("HDLRL {phase} {name} %b", dut.{name});' for name in registers]
+
+    return "\n".join([
+        "`timescale 1ns/1ps", f"module {BENCH_TOP};", "  integer seed = 1;",
+        *(f"  reg {clock} = 1'b0;" for clock in clocks),
+        *(f"  reg [{(port.width or 64) - 1}:0] {port.name};" for port in inputs),
+        f"  {module.name} dut(" + ", ".join(f".{name}({name})" for name in [*clocks, *(p.name for p in inputs)]) + ");",
+        "  initial begin", f"    {signal} = {inactive}; {randomise}", f"    #1 {signal} = {active};", "    #1;",
+        *sample("A"),
+        f"    repeat ({HELD_CYCLES}) begin", f"      {randomise}", f"      #5 {edge[0]}", f"      #5 {edge[1]}",
+        *sample("H"), "    end", f"    {signal} = {inactive};",
+        f"    repeat ({FREE_CYCLES}) begin", f"      {randomise}", f"      #5 {edge[0]}", f"      #5 {edge[1]}",
+        *sample("F"), "    end", "    $finish;", "  end", "endmodule", ""])
+
+
+class ResetEvidence:
+    """Simulates each distinct reset claim of one module once; `__call__` gives its evidence."""
+
+    def __init__(self, module: Module, facts: ModuleFacts, sandbox: bool | None = None):
+        self.module, self.facts, self.sandbox = module, facts, sandbox
+        self.cache: dict[tuple[str, str], Evidence] = {}
+
+    def __call__(self, claim: Claim) -> Evidence:
+        key = (claim.names[0], claim.value)
+        if key not in self.cache:
+            self.cache[key] = self._simulate(claim)
+        return self.cache[key]
+
+    def _source(self) -> str:
+        """The whole file where it can be read (children defined beside the module come along)."""
+        path = Path(self.module.path)
+        try:
+            return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else self.module.source
+        except OSError:
+            return self.module.source
+
+    def _simulate(self, claim: Claim) -> Evidence:
+        signal = claim.names[0]
+        polarity, _, timing = claim.value.partition(" ")
+        memories = {memory.name for memory in self.facts.memories}
+        registers = [name for name in self.facts.registers if name not in memories and _SIMPLE_NAME.match(name)]
+        if not registers or not any(port.name == signal and port.direction == "input" for port in self.facts.ports):
+            return Evidence("unverified", f"{signal} is not an input of a module with registers to watch")
+        with tempfile.TemporaryDirectory(prefix="hdlrl-reset-evidence-") as scratch:
+            runner = ToolRunner(Path(scratch), _LIMITS, sandbox=self.sandbox)
+            design, bench = runner.scratch / "module.v", runner.scratch / "bench.v"
+            design.write_text(self._source())
+            bench.write_text(_testbench(self.module, self.facts, signal, polarity == "active-low", registers))
+            program = runner.scratch / "bench.vvp"
+            compiled = runner.run([require_tool("iverilog").path, "-g2012", "-o", str(program), "-s", BENCH_TOP,
+                                   str(bench), str(design)])
+            run = runner.run([require_tool("vvp").path, "-n", str(program)]) if compiled.ok else compiled
+        if not run.ok:
+            first = next(iter(run.output.strip().splitlines()), run.fault or "no output")
+            return Evidence("unverified", f"the module does not simulate alone: {first}")
+        return _judge(signal, polarity, timing, run.output)
+
+
+def _judge(signal: str, polarity: str, timing: str, output: str) -> Evidence:
+    """The claim's evidence from the samples: A before any edge, H while held, F once released."""
+    samples: dict[tuple[str, str], list[str]] = {}
+    for match in map(_SAMPLE.match, output.splitlines()):
+        if match:
+            samples.setdefault((match.group("phase"), match.group("name")), []).append(match.group("bits").lower())
+    held = f"{signal} held {polarity.removeprefix('active-')}"
+    reset = [name for (phase, name), values in samples.items()
+             if phase == "H" and len(set(values)) == 1 and not set(values[0]) & set("xz")
+             and len(set(samples.get(("F", name), []))) > 1]
+    if not reset:
+        still = [name for (phase, name), values in samples.items() if phase == "H" and len(set(values)) == 1]
+        if still and not any(len(set(samples.get(("F", name), []))) > 1 for name in still):
+            return Evidence("unverified", f"{held}: the registers it kept did not move once released either")
+        return Evidence("refuted", f"{held} for {HELD_CYCLES} random-input cycles: no register kept one defined value")
+    before_edge = [name for name in reset if samples.get(("A", name)) == samples[("H", name)][:1]]
+    if timing == "asynchronous" and not before_edge:
+        return Evidence("refuted", f"{held}: {reset[0]} took its reset value only on a clock edge (synchronous)")
+    if timing == "synchronous" and before_edge:
+        return Evidence("refuted", f"{held}: {before_edge[0]} took its reset value before any clock edge "
+                                   "(asynchronous)")
+    return Evidence("verified", f"{held} for {HELD_CYCLES} random-input cycles: {', '.join(reset[:3])} kept its "
+                                f"reset value and moved once released")
