@@ -127,7 +127,8 @@ def test_optimize_records_each_tool_fault_and_judges_the_candidates_after_it(tmp
     assert [row["recipe"].split()[-1] for row in candidates] == ["map=amap", "flow", "map=sized", "map=nf"]
     assert [(row["action"], row["accepted"], row["stage"], row["reason"]) for row in candidates] == [
         ("synthesis:sequence", False, "ppa", "yosys stalled: used no CPU for 5 s"),
-        ("prefix_adder:han_carlson", True, "done", ""),
+        ("prefix_adder:han_carlson", True, "done",
+         "proven equivalent by equiv-induct: every name-matched signal proven equivalent"),
         ("synthesis:sequence", False, "ppa", "opensta ran out of its 3 s CPU time limit"),
         ("synthesis:sequence", False, "ppa", "yosys crashed (signal 11, SIGSEGV)"),
     ]

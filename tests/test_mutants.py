@@ -15,7 +15,8 @@ from hdlrl.errors import HdlrlError
 from hdlrl.hdl.equivalent_rewrites import equivalent_rewrites
 from hdlrl.hdl.lexer import normalise
 from hdlrl.hdl.design_files import write_mutant
-from hdlrl.hdl.mutants import MUTATION_OPERATORS, OPERATOR_FAMILIES, check_round_trip, make_mutants
+from hdlrl.hdl.mutants import MUTATION_OPERATORS, check_round_trip, make_mutants
+from hdlrl.hdl.mutation_operators import OPERATOR_FAMILIES
 from hdlrl.hdl.verilog_ast import parse_verilog, shared_parser, unparse
 
 # Between them these designs have every construct a mutation operator needs.

@@ -38,28 +38,13 @@ from hdlrl.errors import HdlrlError
 from hdlrl.hdl.ast_edit import ASSIGNMENTS, Number, Site, edited_tree, render, walk
 from hdlrl.hdl.design_files import write_sources
 from hdlrl.hdl.lexer import normalise
+from hdlrl.hdl.mutation_operators import OPERATOR_ALTERNATIVES, OPERATOR_FAMILIES
 from hdlrl.hdl.sv_mutants import SvSite, SvSource, split_rtl
 from hdlrl.hdl.verilog_ast import IndexedPartselect, ParsedSource, unparse
 
 # A replacement for the target node, or None to remove it from its statement list.
 Edit = tuple[str, Callable[[ast.Node], ast.Node | None]]
 
-OPERATOR_ALTERNATIVES: dict[type, tuple[type, ...]] = {
-    ast.Plus: (ast.Minus, ast.Times), ast.Minus: (ast.Plus,), ast.Times: (ast.Plus,),
-    ast.And: (ast.Or, ast.Xor), ast.Or: (ast.And, ast.Xor), ast.Xor: (ast.And, ast.Or, ast.Xnor),
-    ast.Land: (ast.Lor,), ast.Lor: (ast.Land,),
-    ast.LessThan: (ast.LessEq, ast.GreaterThan), ast.LessEq: (ast.LessThan, ast.GreaterEq),
-    ast.GreaterThan: (ast.GreaterEq, ast.LessThan), ast.GreaterEq: (ast.GreaterThan, ast.LessEq),
-    ast.Eq: (ast.NotEq,), ast.NotEq: (ast.Eq,),
-    # << and <<< shift alike, as do >> and >>> on unsigned values: only real changes are listed
-    ast.Sll: (ast.Srl,), ast.Srl: (ast.Sll,), ast.Sla: (ast.Sra,), ast.Sra: (ast.Sla, ast.Srl),
-}
-OPERATOR_FAMILIES = {
-    "arithmetic_operator": (ast.Plus, ast.Minus, ast.Times),
-    "logic_operator": (ast.And, ast.Or, ast.Xor, ast.Land, ast.Lor),
-    "relational_operator": (ast.LessThan, ast.LessEq, ast.GreaterThan, ast.GreaterEq, ast.Eq, ast.NotEq),
-    "shift_operator": (ast.Sll, ast.Srl, ast.Sla, ast.Sra),
-}
 NON_COMMUTATIVE = (ast.Minus, ast.Divide, ast.Mod, ast.Power, ast.Sll, ast.Srl, ast.Sla, ast.Sra,
                    ast.LessThan, ast.LessEq, ast.GreaterThan, ast.GreaterEq)
 # Subtrees whose constants size declarations: changing them is not a functional bug of the kind wanted.

@@ -31,6 +31,7 @@ from hdlrl.design import Design
 from hdlrl.errors import HdlrlError
 from hdlrl.hdl.ast_edit import Number
 from hdlrl.hdl.design_files import parse_rtl, relative_name
+from hdlrl.hdl.mutation_operators import OPERATOR_ALTERNATIVES, OPERATOR_FAMILIES
 from hdlrl.hdl.readers.pyslang_reader import read_modules
 from hdlrl.hdl.readers.pyslang_syntax import child_nodes, node_text
 from hdlrl.hdl.verilog_ast import ParsedSource
@@ -60,10 +61,7 @@ class SvSite:
 
 @functools.cache
 def operator_symbols() -> dict[str, tuple[str, tuple[str, ...]]]:
-    """{symbol: (family, alternative symbols)}: `hdlrl.hdl.mutants`' table, read when first needed
-    because that module dispatches to this one."""
-    from hdlrl.hdl.mutants import OPERATOR_ALTERNATIVES, OPERATOR_FAMILIES
-
+    """{symbol: (family, alternative symbols)}: the table both engines share, as symbols."""
     family = {member: name for name, members in OPERATOR_FAMILIES.items() for member in members}
     return {op2mark(operator.__name__): (family[operator], tuple(op2mark(other.__name__) for other in others))
             for operator, others in OPERATOR_ALTERNATIVES.items()}
