@@ -14,7 +14,7 @@ demo: setup
 	$(HDLRL) optimize designs/tick_div10 --pdk generic --budget 8 --seed 0 --out runs/demo-tick_div10
 
 test: setup
-	HDLRL_PDK_DIR=$${HDLRL_PDK_DIR:-$(PDK_DIR)} $(VENV)/bin/python -m pytest -q -p no:cacheprovider --durations=15 tests
+	HDLRL_PDK_DIR=$${HDLRL_PDK_DIR:-$(PDK_DIR)} $(VENV)/bin/python -m pytest -q -p no:cacheprovider --durations=15 -n 2 --dist loadfile tests
 
 bench: setup
 	HDLRL_PDK_DIR=$${HDLRL_PDK_DIR:-$(PDK_DIR)} $(HDLRL) bench eval

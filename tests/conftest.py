@@ -9,11 +9,19 @@ from __future__ import annotations
 
 import os
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # `make test` runs two pytest-xdist workers. Each gets its own temporary folder, so the scratch
+    # folders of one never show in /tmp while a test of the other checks that nothing was written there.
+    _PRIVATE_TMP = Path(tempfile.gettempdir()) / f"pytest-hdlrl-{os.environ['PYTEST_XDIST_WORKER']}"
+    _PRIVATE_TMP.mkdir(exist_ok=True)
+    os.environ["TMPDIR"] = tempfile.tempdir = str(_PRIVATE_TMP)
 DESIGNS_DIR = REPO_ROOT / "designs"
 SHARED_DIR = REPO_ROOT.parent / "shared"
 
