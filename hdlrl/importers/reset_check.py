@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hdlrl.eda.runner import ToolRunner
-from hdlrl.eda.toolchain import require_tool
+from hdlrl.eda.sim.icarus import compile_and_run
 from hdlrl.hdl.netlist_facts import NetlistFacts
 
 CHECK_TOP = "hdlrl_reset_check"
@@ -63,10 +63,7 @@ def check_reset(runner: ToolRunner, rtl: Path, top: str, clocks: list[str], rese
         return ResetCheck(True, 0, f"no register is reset to a constant by {reset['name']} alone: nothing to check")
     bench = runner.scratch / f"{CHECK_TOP}.v"
     bench.write_text(_testbench(top, clocks, reset, sorted(expected)))
-    program = runner.scratch / f"{CHECK_TOP}.vvp"
-    compiled = runner.run([require_tool("iverilog").path, "-g2012", "-o", str(program), "-s", CHECK_TOP,
-                           str(bench), str(rtl)])
-    run = runner.run([require_tool("vvp").path, "-n", str(program)]) if compiled.ok else compiled
+    run = compile_and_run(runner, [bench, rtl], CHECK_TOP)
     if not run.ok:
         return ResetCheck(False, 0, f"the reset check did not run: {run.output.strip().splitlines()[-1:] or run.fault}")
     seen = {match.group("name"): match.group("bits") for match in map(_LINE.match, run.output.splitlines()) if match}

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hdlrl.eda.runner import Limits, ToolRunner
-from hdlrl.eda.toolchain import require_tool
+from hdlrl.eda.sim.icarus import compile_and_run
 from hdlrl.hdl.facts import ModuleFacts
 from hdlrl.hdl.ir import Module
 from hdlrl.summarize.claims import Claim
@@ -99,10 +99,7 @@ class ResetEvidence:
             design, bench = runner.scratch / "module.v", runner.scratch / "bench.v"
             design.write_text(self._source())
             bench.write_text(_testbench(self.module, self.facts, signal, polarity == "active-low", registers))
-            program = runner.scratch / "bench.vvp"
-            compiled = runner.run([require_tool("iverilog").path, "-g2012", "-o", str(program), "-s", BENCH_TOP,
-                                   str(bench), str(design)])
-            run = runner.run([require_tool("vvp").path, "-n", str(program)]) if compiled.ok else compiled
+            run = compile_and_run(runner, [bench, design], BENCH_TOP)
         if not run.ok:
             first = next(iter(run.output.strip().splitlines()), run.fault or "no output")
             return Evidence("unverified", f"the module does not simulate alone: {first}")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from hdlrl.design import Testbench
 from hdlrl.eda.diagnostics import first_error
-from hdlrl.eda.runner import Limits, ToolRunner
+from hdlrl.eda.runner import Limits, ToolRun, ToolRunner
 from hdlrl.eda.sim.base import SimResult, Simulator, judge
 from hdlrl.eda.toolchain import require_tool
 
@@ -36,3 +36,11 @@ class IcarusSimulator(Simulator):
             return SimResult(self.name, False, False, reason, [], compile_run.output[-2000:], compile_run.wall_s)
         run = runner.run([require_tool("vvp").path, "-n", program], limits=limits)
         return judge(self.name, run, testbench, compile_run.wall_s)
+
+
+def compile_and_run(runner: ToolRunner, sources: list[Path], top: str) -> ToolRun:
+    """Compile `sources` with `top` as the simulation's top and run the program: for a generated
+    bench whose output the caller reads itself. The compile's run when the compile fails."""
+    program = runner.scratch / f"{top}.vvp"
+    compiled = runner.run([require_tool("iverilog").path, "-g2012", "-o", str(program), "-s", top, *map(str, sources)])
+    return runner.run([require_tool("vvp").path, "-n", str(program)]) if compiled.ok else compiled
