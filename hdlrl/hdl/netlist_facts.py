@@ -386,14 +386,13 @@ def netlist_facts(sources: list[Path], top: str, runner: ToolRunner, include_dir
     return NetlistFacts(top, registers, latches, _reset_signals(netlist, registers), machines)
 
 
-def truth_table(sources: list[Path], top: str, runner: ToolRunner, output: str, max_input_bits: int = 10,
-                include_dirs: Iterable[Path] = ()) -> TruthTable | None:
-    """Every value of `output` of a purely combinational `top`, from its gate-level netlist; None when
-    `top` stores anything (or holds a cell that is no gate) or the input ports in the output's cone
-    have more than `max_input_bits` bits."""
+def truth_tables(sources: list[Path], top: str, runner: ToolRunner, max_input_bits: int = 10,
+                 include_dirs: Iterable[Path] = ()) -> dict[str, TruthTable | None]:
+    """Every value of each output of a purely combinational `top`, from one gate-level netlist; an
+    output maps to None when `top` stores anything (or holds a cell that is no gate) or the input
+    ports in its cone have more than `max_input_bits` bits."""
     commands = [*_read_sources(runner, sources, include_dirs), f"hierarchy -check -top {top}", "proc", "flatten",
                 "memory", "opt_clean", "techmap", "opt -fast", "opt_clean"]
     module = _yosys(runner, sources, commands, top, "netlist_gates.json")
-    if module["ports"].get(output, {}).get("direction") != "output":
-        raise HdlrlError(f"{top} has no output port {output}", sources[0] if sources else None)
-    return tabulate(module, output, max_input_bits)
+    return {name: tabulate(module, name, max_input_bits) for name, port in module["ports"].items()
+            if port["direction"] == "output"}

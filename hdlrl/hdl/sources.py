@@ -142,3 +142,13 @@ class Hierarchy:
         components = sorted(nx.weakly_connected_components(graph), key=min)
         return [[self.modules[position] for position in nx.dfs_postorder_nodes(graph.subgraph(sorted(component)))]
                 for component in components]
+
+
+def file_text(module: Module) -> str:
+    """The whole file `module` was read from, where it can still be read (the children defined
+    beside it come along), else the module's own text: what a tool reading the module alone needs."""
+    path = Path(module.path)
+    try:
+        return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else module.source
+    except OSError:
+        return module.source

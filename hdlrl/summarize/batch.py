@@ -38,7 +38,10 @@ from hdlrl.ttt.protocol import Policy
 from hdlrl.summarize.claims import Claim
 from hdlrl.summarize.summarize_flow import SummarizeFlow
 from hdlrl.summarize.fluency import LanguageModelFluency, embedded_fluency
-from hdlrl.summarize.reset_evidence import ResetEvidence
+from hdlrl.summarize.behaviour import ResetValue, module_behaviour
+from hdlrl.summarize.enable_evidence import EnableEvidence
+from hdlrl.summarize.function_evidence import FunctionEvidence
+from hdlrl.summarize.reset_evidence import Evidence, ResetEvidence
 from hdlrl.summarize.rewards import score_document
 from hdlrl.summarize.search import SummarySearch
 
@@ -127,18 +130,32 @@ def summarize_module(module: Module, policy: Policy, flow: SummarizeFlow,
                                            for behaviour in row.get("behaviours", [])))
 
     fluency = fluency_function(flow, policy)
+    behaviour = module_behaviour(module) if flow.read_netlist and facts.ports else None  # a bench has no netlist
     evidence = ResetEvidence(module, facts) if flow.simulate_resets else None
+    functions = FunctionEvidence(module, facts, behaviour) if behaviour is not None else None
+    enables = EnableEvidence(module, facts, behaviour) if behaviour is not None else None
+    reset_values = {(value.signal, value.register): value for value in behaviour.reset_values} if behaviour else {}
 
     def independent(claim: Claim) -> bool | None:
-        """A reset claim must also hold in simulation; other kinds rest on the facts alone."""
-        return evidence(claim).status == "verified" if evidence and claim.kind == "reset" else None
+        """Resets, reset values, enables and functions must also hold in simulation; other kinds rest on the facts."""
+        if claim.kind == "reset" and evidence:
+            return evidence(claim).status == "verified"
+        if claim.kind == "reset_value":
+            value = reset_values.get(claim.names)
+            return bool(evidence and value and evidence.value_evidence(value).status == "verified")
+        if claim.kind == "function":
+            return bool(functions and functions(claim).status == "verified")
+        if claim.kind == "enable":
+            return bool(enables and enables(claim).status == "verified")
+        return None
 
     def score(document):
-        return score_document(document, facts, flow.rewards, frozenset(child_behaviours), fluency, independent)
+        return score_document(document, facts, flow.rewards, frozenset(child_behaviours), fluency, independent,
+                              behaviour)
 
     search = SummarySearch(policy, module.name, module.source, facts, score, flow.search,
                            {name: row["summary"] for name, row in children.items() if row.get("summary")},
-                           child_behaviours)
+                           child_behaviours, behaviour)
     single_shot = search.single_shot()
     result = search.run([single_shot.document])
     scores = result.scores
@@ -152,12 +169,29 @@ def summarize_module(module: Module, policy: Policy, flow: SummarizeFlow,
         "children": list(children), "scores": scores.as_row(), "single_shot": single_shot.scores.as_row(),
         "hallucinated": list(scores.hallucinated), "behaviours": list(dict.fromkeys(behaviours)),
         "claims": [_claim_row(claim, verified) for claim, verified in zip(scores.claims, scores.verified)],
-        "evidence": [{"claim": ["reset", [name], value], "status": found.status, "reason": found.reason}
-                     for (name, value), found in (evidence.cache.items() if evidence else ())
-                     if Claim("reset", (name,), value) in scores.claims],
+        "evidence": [_evidence_row(claim, found) for claim in dict.fromkeys(scores.claims)
+                     if (found := _evidence(claim, evidence, functions, enables, reset_values)) is not None],
         "iterations": result.iterations, "seconds": round(time.monotonic() - started, 4),
         "status": "ok", "error": None,
     }
+
+
+def _evidence(claim: Claim, resets: ResetEvidence | None, functions: FunctionEvidence | None,
+              enables: EnableEvidence | None, reset_values: dict[tuple[str, ...], ResetValue]) -> Evidence | None:
+    """The simulation's word on a claim the summary makes, where one was simulated."""
+    if claim.kind == "reset" and resets:
+        return resets(claim)
+    if claim.kind == "reset_value" and resets and claim.names in reset_values:
+        return resets.value_evidence(reset_values[claim.names])
+    if claim.kind == "function" and functions:
+        return functions(claim)
+    if claim.kind == "enable" and enables:
+        return enables(claim)
+    return None
+
+
+def _evidence_row(claim: Claim, found: Evidence) -> dict:
+    return {"claim": [claim.kind, list(claim.names), claim.value], "status": found.status, "reason": found.reason}
 
 
 def _claim_row(claim: Claim, verified: bool) -> list:

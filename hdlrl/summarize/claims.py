@@ -21,9 +21,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from hdlrl.hdl.facts import BEHAVIOURS, BlockFacts, ModuleFacts
+from hdlrl.summarize.behaviour import Behaviour, function_claim
 
 _ID = r"`(?P<{0}>[A-Za-z_][A-Za-z0-9_$]*)(?:\[(?P<{0}_msb>\d+):(?P<{0}_lsb>\d+)\])?`"
 _ANY_ID = re.compile(_ID.format("name"))
+_ANY_ID_NAME = re.compile(r"`([^`]+)`")
 _LIST_ITEM = rf"{_ID.format('item')}(?:\s*\((?P<note>[^)]*)\))?"
 _BITS_NOTE = re.compile(r"^(\d+)[- ]bits?\b")
 _DEFAULT_NOTE = re.compile(r"^(?:default\s+)?(\d+)$")
@@ -56,6 +58,15 @@ _DRIVES = re.compile(rf"\b(?:drives|computes|assigns|updates|loads|sets)\s+(?:ou
                      re.IGNORECASE)
 _READS = re.compile(rf"\bfrom\s+(?:inputs?\s+)?(?P<list>{_LIST})", re.IGNORECASE)
 _COMBINATIONAL = re.compile(r"\bpurely combinational\b|\bhas no clock\b", re.IGNORECASE)
+_LATCH = re.compile(rf"\bholds\s+(?P<list>{_LIST})\s+in\s+(?:a\s+)?latch(?:es)?\b", re.IGNORECASE)
+_ENABLE = re.compile(rf"(?P<list>{_LIST})\s+changes?\s+only\s+while\s+{_ID.format('name')}\s+is\s+(?P<level>high|low)\b",
+                     re.IGNORECASE)
+_NO_RESET = re.compile(r"\b(?:there is|it has|has|with) no reset\b", re.IGNORECASE)
+_FUNCTION_WORDS = r"multiplexer|decoder|encoder|adder|subtractor|comparator|parity|majority|population count|Gray|" \
+                  r"(?:AND|OR|NAND|NOR) of all"
+_FUNCTION = re.compile(rf"{_ID.format('name')}\s+is\s+(?:a|an|the)\s+(?P<text>[^;]*?(?:{_FUNCTION_WORDS})[^;]*?)\.?$")
+_RESET_VALUE = re.compile(rf"\breset\s+{_ID.format('name')},?\s+(?:which\s+)?(?:clears|sets|loads)\s+(?P<list>{_LIST})"
+                          rf"\s*(?:to|with)\s+(?P<value>\d+)\b", re.IGNORECASE)
 _BLOCK_KIND = re.compile(r"^(?:(?:this|a|the)\s+)?(?P<kind>combinational|sequential|state[- ]machine next[- ]state|"
                          r"latch|continuous assignment|instance|generate|function|task|initial)"
                          r"(?:\s+(?:block|process|logic)\b|\s*:)", re.IGNORECASE)
@@ -80,7 +91,8 @@ assert set(_BEHAVIOUR_WORDS) == set(BEHAVIOURS)
 @dataclass(frozen=True)
 class Claim:
     kind: str  # identifier, width, direction, clock, reset, register, counter, state_machine, state, transition,
-    #            memory, instance, parameter, behaviour, drives, reads, combinational, block_kind
+    #            memory, instance, parameter, behaviour, drives, reads, combinational, block_kind, and from the
+    #            netlist (`hdlrl.summarize.behaviour`): function, reset_value, no_reset, latch, enable
     names: tuple[str, ...] = ()  # the identifiers it is about, in the order the kind defines
     value: str = ""  # everything else: bits, direction, edge, polarity, count, behaviour
 
@@ -159,11 +171,25 @@ def sentence_claims(sentence: str) -> tuple[Claim, ...]:
         claims += [Claim("reads", (name,)) for name, _ in _list_names(match.group("list"))]
     if _COMBINATIONAL.search(sentence):
         claims.append(Claim("combinational"))
+    for match in _LATCH.finditer(sentence):
+        claims += [Claim("latch", (name,)) for name, _ in _list_names(match.group("list"))]
+    for match in _ENABLE.finditer(sentence):
+        claims += [Claim("enable", (name, match.group("name")), match.group("level").lower())
+                   for name, _ in _list_names(match.group("list"))]
+    if _NO_RESET.search(sentence):
+        claims.append(Claim("no_reset"))
+    if match := _FUNCTION.search(sentence):
+        text = match.group("text")
+        claims.append(Claim("function", (match.group("name"), *_ANY_ID_NAME.findall(text)), _ANY_ID_NAME.sub("`{}`", text)))
+    for match in _RESET_VALUE.finditer(sentence):
+        claims += [Claim("reset_value", (match.group("name"), name), match.group("value"))
+                   for name, _ in _list_names(match.group("list"))]
     if match := _BLOCK_KIND.match(sentence):
         kind = match.group("kind").lower().replace("-", " ")
         claims.append(Claim("block_kind", (), _BLOCK_KIND_NAMES.get(kind, kind)))
-    claims += [Claim("behaviour", (), behaviour) for behaviour, pattern in _BEHAVIOUR_PATTERNS.items()
-               if pattern.search(outside_backticks)]
+    if not any(claim.kind == "function" for claim in claims):  # "multiplexer" there is the function's name
+        claims += [Claim("behaviour", (), behaviour) for behaviour, pattern in _BEHAVIOUR_PATTERNS.items()
+                   if pattern.search(outside_backticks)]
     return tuple(claims)
 
 
@@ -178,6 +204,7 @@ class Scope:
     module: ModuleFacts
     block: BlockFacts | None = None
     child_behaviours: frozenset[str] = frozenset()  # behaviours the children's summaries establish
+    behaviour: Behaviour | None = None  # the netlist's facts, where Yosys read the module
 
 
 def _blocks_in_scope(scope: Scope) -> list[BlockFacts]:
@@ -228,14 +255,39 @@ def check(claim: Claim, scope: Scope) -> bool:
         return any(claim.names[0] in block.targets for block in blocks)
     if claim.kind == "reads":
         return any(claim.names[0] in block.reads for block in blocks)
-    if claim.kind == "combinational":
-        return facts.combinational
+    if claim.kind == "combinational":  # the text shows no clocked block, and the netlist stores nothing
+        return facts.combinational and not (scope.behaviour is not None and scope.behaviour.stores)
     if claim.kind == "block_kind":
         return scope.block is not None and scope.block.kind == claim.value
     if claim.kind == "behaviour":
         return any(claim.value in block.behaviours for block in blocks) or (
             scope.block is None and claim.value in scope.child_behaviours)
+    if claim.kind in ("function", "reset_value", "no_reset", "latch", "enable"):
+        return _check_netlist_claim(claim, facts, scope.behaviour)
     raise ValueError(f"unknown claim kind {claim.kind!r}")
+
+
+def _check_netlist_claim(claim: Claim, facts: ModuleFacts, behaviour: Behaviour | None) -> bool:
+    """A claim about behaviour holds only where the netlist was read and says so; "no reset" also
+    needs the text to show none."""
+    if behaviour is None or behaviour.netlist is None:
+        return False
+    if claim.kind == "function":
+        function = behaviour.functions.get(claim.names[0])
+        return function is not None and function_claim(function) == (claim.value, claim.names[1:])
+    if claim.kind == "enable":  # on a 1-bit input that resets nothing
+        signal = claim.names[1]
+        return any(port.name == signal and port.direction == "input" and port.width == 1 for port in facts.ports) \
+            and all(reset.signal != signal for reset in behaviour.netlist.resets) and any(
+            (enable.register, enable.signal, enable.active_high) == (*claim.names, claim.value == "high")
+            for enable in behaviour.enables)
+    if claim.kind == "latch":
+        return any(latch.name == claim.names[0] for latch in behaviour.netlist.latches)
+    if claim.kind == "reset_value":  # by a reset the text shows too
+        return any(reset.signal == claim.names[0] for reset in facts.resets) and any(
+            (value.signal, value.register, str(value.value)) == (*claim.names, claim.value)
+                   for value in behaviour.reset_values)
+    return behaviour.stores and not facts.resets and not any(register.resets for register in behaviour.netlist.registers)
 
 
 def hallucination(claim: Claim, verified: bool) -> str | None:

@@ -20,6 +20,8 @@ from hdlrl.ttt.protocol import Sample, State, UpdateStats
 from hdlrl.summarize.prompt import format_document
 from hdlrl.summarize.claims import Scope, check, sentence_claims, sentences
 from hdlrl.summarize.document import Document
+from hdlrl.summarize.behaviour import Behaviour
+from hdlrl.summarize.spec_sentences import enable_sentences, function_sentences, reset_sentences, what_it_is
 
 LEVELS = ("brief", "standard", "detailed")
 PHRASINGS = ("joined", "split")
@@ -55,12 +57,13 @@ def _reset_phrase(block: BlockFacts) -> str:
     return f"an {polarity} {'asynchronous' if reset.asynchronous else 'synchronous'} reset `{reset.signal}`"
 
 
-def block_sentences(block: BlockFacts, level: str) -> list[str]:
-    """The block described at `level`, one clause per sentence (the phrasing joins them or not)."""
+def block_sentences(block: BlockFacts, level: str, behaviour: Behaviour | None = None) -> list[str]:
+    """The block described at `level`, one clause per sentence (the phrasing joins them or not); a
+    reset the netlist does not show (an enable the text reads as one) is left out."""
     if block.kind == "instance" and block.child:
         return [f"Instantiates `{block.child[0]}` as `{block.child[1]}`."]
     if block.kind == "generate":
-        inner = [sentence for facts in block.inner for sentence in block_sentences(facts, level)]
+        inner = [sentence for facts in block.inner for sentence in block_sentences(facts, level, behaviour)]
         return ["Generate block" + (f" `{block.name}`" if block.name else "") + "."] + inner
     if block.kind in ("function", "task"):
         clauses = [f"{block.kind.capitalize()} `{block.name}`" + (f" computes {names(block.targets)}" if block.targets else "") + "."]
@@ -79,7 +82,7 @@ def block_sentences(block: BlockFacts, level: str) -> list[str]:
         clauses.append(f"It implements the state machine with {len(machine.states)} states in `{machine.register}`.")
     if level == "brief":
         return clauses
-    if block.reset:
+    if block.reset and (behaviour is None or behaviour.confirms_reset(block.reset.signal)):
         clauses.append(f"It has {_reset_phrase(block)}.")
     clauses += [f"`{counter.signal}` counts {counter.direction}." for counter in block.counters]
     if block.behaviours:
@@ -109,8 +112,9 @@ def join(clauses: list[str], phrasing: str) -> str:
     return clauses[0].rstrip(".") + "; " + "; ".join(part.rstrip(".") for part in tail) + "."
 
 
-def block_candidates(block: BlockFacts) -> list[str]:
-    return list(dict.fromkeys(join(block_sentences(block, level), phrasing) for level in LEVELS for phrasing in PHRASINGS))
+def block_candidates(block: BlockFacts, behaviour: Behaviour | None = None) -> list[str]:
+    return list(dict.fromkeys(join(block_sentences(block, level, behaviour), phrasing)
+                              for level in LEVELS for phrasing in PHRASINGS))
 
 
 def _interface(facts: ModuleFacts, style: str) -> list[str]:
@@ -135,15 +139,6 @@ def _interface(facts: ModuleFacts, style: str) -> list[str]:
     return sentences_out
 
 
-def _overview(facts: ModuleFacts) -> str:
-    if facts.combinational:
-        return f"`{facts.name}` is a purely combinational module."
-    clocks = facts.clocks
-    clocked = (f" clocked on the {'rising' if clocks[0][1] == 'posedge' else 'falling'} edge of `{clocks[0][0]}`"
-               if clocks else "")
-    return f"`{facts.name}` is a sequential module{clocked}."
-
-
 def _structure(facts: ModuleFacts) -> list[str]:
     out = [f"It holds a memory `{memory.name}` of {memory.depth} words" + (f" of {memory.width} bits" if memory.width else "") + "."
            for memory in facts.memories if memory.depth]
@@ -153,17 +148,22 @@ def _structure(facts: ModuleFacts) -> list[str]:
     return out
 
 
-def module_candidates(facts: ModuleFacts, document: Document) -> list[str]:
-    """Module summaries: overview and interface, with or without structure, behaviours and the blocks' gist."""
-    overview = _overview(facts)
+def module_candidates(facts: ModuleFacts, document: Document, behaviour: Behaviour | None = None) -> list[str]:
+    """Module summaries: overview and interface, with or without structure, behaviours and the blocks' gist;
+    and the same opened as a spec opens, with what the module is and its resets (`spec_sentences`)."""
+    overview = what_it_is(facts, behaviour)
     behaviours = [f"It uses {_phrases(facts.behaviours)}."] if facts.behaviours else []
     gist = [sentences(text)[0] for text in document.blocks if text]
+    functions = function_sentences(behaviour)
+    spec = [*functions, overview] if facts.combinational else [overview, *functions]
+    spec += reset_sentences(facts, behaviour) + enable_sentences(facts, behaviour)
     candidates = []
     for style in ("list", "sentence"):
         interface = _interface(facts, style)
-        candidates.append(" ".join([overview, *interface]))
-        candidates.append(" ".join([overview, *interface, *_structure(facts), *behaviours]))
-        candidates.append(" ".join([overview, *interface, *_structure(facts), *gist]))
+        for opening in (spec, [overview]):
+            candidates.append(" ".join([*opening, *interface]))
+            candidates.append(" ".join([*opening, *interface, *_structure(facts), *behaviours]))
+            candidates.append(" ".join([*opening, *interface, *_structure(facts), *gist]))
     return list(dict.fromkeys(candidates))
 
 
@@ -196,9 +196,9 @@ class ComposePolicy:
         facts: ModuleFacts = state.facts
         if state.action == "refine_block":
             assert state.block is not None
-            return block_candidates(facts.blocks[state.block])
+            return block_candidates(facts.blocks[state.block], state.behaviour)
         if state.action == "merge":
-            return module_candidates(facts, state.document)
+            return module_candidates(facts, state.document, state.behaviour)
         if state.action == "context":
             return context_candidates(facts, state.document, state.children, state.child_behaviours)
         if state.action == "compress":
@@ -215,8 +215,8 @@ class ComposePolicy:
         samples = []
         for level in LEVELS:
             for phrasing in PHRASINGS:
-                blocks = tuple(join(block_sentences(block, level), phrasing) for block in facts.blocks)
-                document = Document(module_candidates(facts, Document("", blocks))[1], blocks)
+                blocks = tuple(join(block_sentences(block, level, state.behaviour), phrasing) for block in facts.blocks)
+                document = Document(module_candidates(facts, Document("", blocks), state.behaviour)[1], blocks)
                 samples.append(Sample({}, format_document(document), action="single_shot"))
         return samples[:k]
 

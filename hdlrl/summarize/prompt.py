@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass, field
 
 from hdlrl.hdl.facts import BlockFacts, ModuleFacts
+from hdlrl.summarize.behaviour import Behaviour
 from hdlrl.summarize.document import Document
 
 SUMMARY_SYSTEM_PROMPT = (
@@ -175,6 +176,7 @@ class SummaryState:
     children: dict[str, str] = field(default_factory=dict)  # instantiated module -> its summary
     child_behaviours: tuple[str, ...] = ()  # behaviours the children's summaries establish
     state_id: str = ""
+    behaviour: Behaviour | None = None  # the netlist's facts, where Yosys read the module alone
 
     def messages(self) -> list[dict[str, str]]:
         return [{"role": "system", "content": SUMMARY_SYSTEM_PROMPT},

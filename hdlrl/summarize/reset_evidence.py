@@ -15,13 +15,15 @@ from __future__ import annotations
 
 import re
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from hdlrl.eda.runner import Limits, ToolRunner
 from hdlrl.eda.sim.icarus import compile_and_run
 from hdlrl.hdl.facts import ModuleFacts
 from hdlrl.hdl.ir import Module
+from hdlrl.hdl.sources import file_text
+from hdlrl.summarize.behaviour import ResetValue
 from hdlrl.summarize.claims import Claim
 
 BENCH_TOP = "hdlrl_reset_evidence"
@@ -35,6 +37,7 @@ _SAMPLE = re.compile(r"^HDLRL (?P<phase>[AHF]) (?P<name>\S+) (?P<bits>[01xzXZ]+)
 class Evidence:
     status: str  # verified, refuted or unverified
     reason: str  # what the simulation showed, one sentence
+    held: dict[str, str] = field(default_factory=dict)  # register -> the one defined value it kept while held
 
 
 def _random_value(width: int) -> str:
@@ -42,28 +45,59 @@ def _random_value(width: int) -> str:
     return "{" + ", ".join(["$random(seed)"] * ((width + 31) // 32)) + "}"
 
 
-def _testbench(module: Module, facts: ModuleFacts, signal: str, active_low: bool, registers: list[str]) -> str:
-    clocks = [name for name, _ in facts.clocks if name != signal]
+def phased_testbench(module: Module, facts: ModuleFacts, phases: list[tuple[str, int, dict[str, bool]]],
+                     registers: list[str]) -> str:
+    """A bench that runs `phases` (label, clock cycles, {1-bit input: level held}) one after the
+    other, every other input random on every cycle, and prints each register after every cycle as
+    "HDLRL label name bits". Before the first edge each held input steps from the other level to its
+    first level, and the registers are printed as label "A" (an asynchronous input acts there)."""
+    held = dict.fromkeys(name for _, _, levels in phases for name in levels)
+    clocks = [name for name, _ in facts.clocks if name not in held]
     inputs = [port for port in facts.ports if port.direction == "input" and port.name not in clocks]
-    others = [port for port in inputs if port.name != signal]
-    active, inactive = ("1'b0", "1'b1") if active_low else ("1'b1", "1'b0")
-    randomise = " ".join(f"{port.name} = {_random_value(port.width or 64)};" for port in others)
+    randomise = " ".join(f"{port.name} = {_random_value(port.width or 64)};" for port in inputs if port.name not in held)
     edge = " ".join(f"{clock} = 1'b1;" for clock in clocks), " ".join(f"{clock} = 1'b0;" for clock in clocks)
 
-    def sample(phase: str) -> list[str]:
-        return [f'      $display("HDLRL {phase} {name} %b", dut.{name});' for name in registers]
+    def levels(values: dict[str, bool], flip: bool = False) -> str:
+        return " ".join(f"{name} = 1'b{int(level != flip)};" for name, level in values.items())
 
+    def sample(label: str, indent: str) -> list[str]:
+        return [f'{indent}$display("HDLRL {label} {name} %b", dut.{name});' for name in registers]
+
+    body = []
+    for label, cycles, values in phases:
+        body += [f"    {levels(values)}", f"    repeat ({cycles}) begin", f"      {randomise}",
+                 f"      #5 {edge[0]}", f"      #5 {edge[1]}", *sample(label, "      "), "    end"]
     return "\n".join([
         "`timescale 1ns/1ps", f"module {BENCH_TOP};", "  integer seed = 1;",
         *(f"  reg {clock} = 1'b0;" for clock in clocks),
         *(f"  reg [{(port.width or 64) - 1}:0] {port.name};" for port in inputs),
         f"  {module.name} dut(" + ", ".join(f".{name}({name})" for name in [*clocks, *(p.name for p in inputs)]) + ");",
-        "  initial begin", f"    {signal} = {inactive}; {randomise}", f"    #1 {signal} = {active};", "    #1;",
-        *sample("A"),
-        f"    repeat ({HELD_CYCLES}) begin", f"      {randomise}", f"      #5 {edge[0]}", f"      #5 {edge[1]}",
-        *sample("H"), "    end", f"    {signal} = {inactive};",
-        f"    repeat ({FREE_CYCLES}) begin", f"      {randomise}", f"      #5 {edge[0]}", f"      #5 {edge[1]}",
-        *sample("F"), "    end", "    $finish;", "  end", "endmodule", ""])
+        "  initial begin", f"    {levels(phases[0][2], flip=True)} {randomise}", f"    #1 {levels(phases[0][2])}", "    #1;",
+        *sample("A", "    "), *body, "    $finish;", "  end", "endmodule", ""])
+
+
+def simulate_phases(module: Module, facts: ModuleFacts, phases: list[tuple[str, int, dict[str, bool]]],
+                    registers: list[str], sandbox: bool | None) -> dict[tuple[str, str], list[str]] | str:
+    """{(label, register): values in order} from `phased_testbench` on Icarus, or why it did not run."""
+    with tempfile.TemporaryDirectory(prefix="hdlrl-evidence-") as scratch:
+        runner = ToolRunner(Path(scratch), _LIMITS, sandbox=sandbox)
+        design, bench = runner.scratch / "module.v", runner.scratch / "bench.v"
+        design.write_text(file_text(module))
+        bench.write_text(phased_testbench(module, facts, phases, registers))
+        run = compile_and_run(runner, [bench, design], BENCH_TOP)
+    if not run.ok:
+        return "the module does not simulate alone: " + next(iter(run.output.strip().splitlines()), run.fault or "no output")
+    samples: dict[tuple[str, str], list[str]] = {}
+    for match in map(_SAMPLE.match, run.output.splitlines()):
+        if match:
+            samples.setdefault((match.group("phase"), match.group("name")), []).append(match.group("bits").lower())
+    return samples
+
+
+def watched_registers(facts: ModuleFacts) -> list[str]:
+    """The registers a bench can print by name: simple names, memories left out."""
+    memories = {memory.name for memory in facts.memories}
+    return [name for name in facts.registers if name not in memories and _SIMPLE_NAME.match(name)]
 
 
 class ResetEvidence:
@@ -79,39 +113,37 @@ class ResetEvidence:
             self.cache[key] = self._simulate(claim)
         return self.cache[key]
 
-    def _source(self) -> str:
-        """The whole file where it can be read (children defined beside the module come along)."""
-        path = Path(self.module.path)
-        try:
-            return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else self.module.source
-        except OSError:
-            return self.module.source
-
     def _simulate(self, claim: Claim) -> Evidence:
         signal = claim.names[0]
         polarity, _, timing = claim.value.partition(" ")
-        memories = {memory.name for memory in self.facts.memories}
-        registers = [name for name in self.facts.registers if name not in memories and _SIMPLE_NAME.match(name)]
+        registers = watched_registers(self.facts)
         if not registers or not any(port.name == signal and port.direction == "input" for port in self.facts.ports):
             return Evidence("unverified", f"{signal} is not an input of a module with registers to watch")
-        with tempfile.TemporaryDirectory(prefix="hdlrl-reset-evidence-") as scratch:
-            runner = ToolRunner(Path(scratch), _LIMITS, sandbox=self.sandbox)
-            design, bench = runner.scratch / "module.v", runner.scratch / "bench.v"
-            design.write_text(self._source())
-            bench.write_text(_testbench(self.module, self.facts, signal, polarity == "active-low", registers))
-            run = compile_and_run(runner, [bench, design], BENCH_TOP)
-        if not run.ok:
-            first = next(iter(run.output.strip().splitlines()), run.fault or "no output")
-            return Evidence("unverified", f"the module does not simulate alone: {first}")
-        return _judge(signal, polarity, timing, run.output)
+        active_high = polarity != "active-low"
+        samples = simulate_phases(self.module, self.facts, [("H", HELD_CYCLES, {signal: active_high}),
+                                                            ("F", FREE_CYCLES, {signal: not active_high})],
+                                  registers, self.sandbox)
+        if isinstance(samples, str):
+            return Evidence("unverified", samples)
+        held = {name: values[0] for (phase, name), values in samples.items()
+                if phase == "H" and len(set(values)) == 1 and not set(values[0]) & set("xz")}
+        return replace(_judge(signal, polarity, timing, samples), held=held)
+
+    def value_evidence(self, value: ResetValue) -> Evidence:
+        """Whether holding the reset keeps the register at the value the netlist gives."""
+        polarity = "active-high" if value.active_high else "active-low"
+        timing = "asynchronous" if value.asynchronous else "synchronous"
+        found = self(Claim("reset", (value.signal,), f"{polarity} {timing}"))
+        bits = found.held.get(value.register)
+        if found.status == "refuted" or bits is None:
+            return Evidence("unverified", f"{value.register} did not keep one defined value with {value.signal} held")
+        if int(bits, 2) != value.value:
+            return Evidence("refuted", f"with {value.signal} held, {value.register} kept {int(bits, 2)}, not {value.value}")
+        return Evidence("verified", f"with {value.signal} held, {value.register} kept {value.value}")
 
 
-def _judge(signal: str, polarity: str, timing: str, output: str) -> Evidence:
+def _judge(signal: str, polarity: str, timing: str, samples: dict[tuple[str, str], list[str]]) -> Evidence:
     """The claim's evidence from the samples: A before any edge, H while held, F once released."""
-    samples: dict[tuple[str, str], list[str]] = {}
-    for match in map(_SAMPLE.match, output.splitlines()):
-        if match:
-            samples.setdefault((match.group("phase"), match.group("name")), []).append(match.group("bits").lower())
     held = f"{signal} held {polarity.removeprefix('active-')}"
     reset = [name for (phase, name), values in samples.items()
              if phase == "H" and len(set(values)) == 1 and not set(values[0]) & set("xz")

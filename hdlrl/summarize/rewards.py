@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from hdlrl.config import Weight
 from hdlrl.hdl.facts import BlockFacts, ModuleFacts
+from hdlrl.summarize.behaviour import Behaviour, function_claim
 from hdlrl.summarize.claims import Claim, Scope, check, hallucination, sentence_claims, sentences
 from hdlrl.summarize.document import Document
 from hdlrl.summarize.fluency import embedded_fluency
@@ -47,18 +48,19 @@ class Scores:
                 "total": round(self.total, 4)}
 
 
-def salient_block_facts(block: BlockFacts) -> tuple[Claim, ...]:
-    """What a summary of `block` should state, as the claims that would state it."""
+def salient_block_facts(block: BlockFacts, behaviour: Behaviour | None = None) -> tuple[Claim, ...]:
+    """What a summary of `block` should state, as the claims that would state it; a reset the
+    netlist does not show (an enable read as one) is not asked for."""
     claims: list[Claim] = []
     if block.kind == "instance" and block.child:
         return (Claim("instance", block.child),)
     if block.kind == "generate":
-        return tuple(claim for inner in block.inner for claim in salient_block_facts(inner))
+        return tuple(claim for inner in block.inner for claim in salient_block_facts(inner, behaviour))
     if block.kind in ("combinational", "sequential", "fsm_next_state", "latch"):
         claims.append(Claim("block_kind", (), block.kind))
     if block.clock:
         claims.append(Claim("clock", (block.clock[0],), block.clock[1]))
-    if block.reset:
+    if block.reset and (behaviour is None or behaviour.confirms_reset(block.reset.signal)):
         polarity = "active-low" if block.reset.active_low else "active-high"
         timing = "asynchronous" if block.reset.asynchronous else "synchronous"
         claims.append(Claim("reset", (block.reset.signal,), f"{polarity} {timing}"))
@@ -70,12 +72,13 @@ def salient_block_facts(block: BlockFacts) -> tuple[Claim, ...]:
     claims += [Claim("counter", (counter.signal,), counter.direction) for counter in block.counters]
     if block.kind in ("function", "task") and block.name:
         claims.append(Claim("identifier", (block.name,)))
-    claims += [Claim("behaviour", (), behaviour) for behaviour in block.behaviours]
+    claims += [Claim("behaviour", (), kind) for kind in block.behaviours]
     return tuple(claims)
 
 
-def salient_module_facts(facts: ModuleFacts) -> tuple[Claim, ...]:
-    """What the module summary should state: its interface, parameters and memories."""
+def salient_module_facts(facts: ModuleFacts, behaviour: Behaviour | None = None) -> tuple[Claim, ...]:
+    """What the module summary should state: its interface, parameters and memories; and from the
+    netlist, each output's standard function, the reset values, or that nothing resets."""
     claims: list[Claim] = []
     for port in facts.ports:
         claims.append(Claim("direction", (port.name,), port.direction))
@@ -84,6 +87,16 @@ def salient_module_facts(facts: ModuleFacts) -> tuple[Claim, ...]:
     claims += [Claim("parameter", (name,), "" if value is None else str(value))
                for name, value in facts.parameters.items() if name not in facts.local_parameters]
     claims += [Claim("memory", (memory.name,), f"{memory.depth}x{memory.width or ''}") for memory in facts.memories]
+    if behaviour is not None:
+        netlist_claims = [Claim("function", (output, *names), text) for output, function
+                          in behaviour.stated_functions.items() for text, names in [function_claim(function)]]
+        netlist_claims += [Claim("reset_value", (value.signal, value.register), str(value.value))
+                           for value in behaviour.reset_values]
+        netlist_claims += [Claim("enable", (enable.register, enable.signal), "high" if enable.active_high else "low")
+                           for enable in behaviour.enables]
+        netlist_claims += [Claim("latch", (latch.name,)) for latch in behaviour.netlist.latches] if behaviour.netlist else []
+        claims += [claim for claim in dict.fromkeys([*netlist_claims, Claim("no_reset")])
+                   if check(claim, Scope(facts, behaviour=behaviour))]
     return tuple(claims)
 
 
@@ -109,14 +122,15 @@ def _covered(wanted: tuple[Claim, ...], stated: set[Claim]) -> float:
     return sum(claim in stated for claim in wanted) / len(wanted)
 
 
-def local_content_adequacy(facts: ModuleFacts, module_stated: set[Claim], block_stated: list[set[Claim]]) -> float:
+def local_content_adequacy(facts: ModuleFacts, module_stated: set[Claim], block_stated: list[set[Claim]],
+                           behaviour: Behaviour | None = None) -> float:
     """LCA = mean over the interface and each block with salient facts of the fraction stated (verified)."""
     fractions = []
-    interface = salient_module_facts(facts)
+    interface = salient_module_facts(facts, behaviour)
     if interface:
         fractions.append(_covered(interface, module_stated))
     for block, stated in zip(facts.blocks, block_stated, strict=True):
-        wanted = salient_block_facts(block)
+        wanted = salient_block_facts(block, behaviour)
         if wanted:
             fractions.append(_covered(wanted, stated | module_stated))
     return sum(fractions) / len(fractions) if fractions else 1.0
@@ -125,18 +139,20 @@ def local_content_adequacy(facts: ModuleFacts, module_stated: set[Claim], block_
 def score_document(document: Document, facts: ModuleFacts, weights: Weights,
                    child_behaviours: frozenset[str] = frozenset(),
                    fluency: Callable[[str], float] = embedded_fluency,
-                   independent: Callable[[Claim], bool | None] | None = None) -> Scores:
+                   independent: Callable[[Claim], bool | None] | None = None,
+                   behaviour: Behaviour | None = None) -> Scores:
     """FC, LCA, fluency and total = (w_fc FC + w_lca LCA + w_fluency fluency) / (w_fc + w_lca + w_fluency).
 
     `independent` re-judges the claims it knows from another source than the facts (a reset, by
-    simulation): a claim counts as verified only when both agree."""
-    module_checked = _checked(document.summary, Scope(facts, None, child_behaviours), independent)
-    block_checked = [_checked(text, Scope(facts, block), independent)
+    simulation): a claim counts as verified only when both agree. `behaviour`, the netlist's facts,
+    decides the claims written from it (a function, a reset value)."""
+    module_checked = _checked(document.summary, Scope(facts, None, child_behaviours, behaviour), independent)
+    block_checked = [_checked(text, Scope(facts, block, behaviour=behaviour), independent)
                      for block, text in zip(facts.blocks, document.blocks, strict=True)]
     checked = module_checked + [pair for pairs in block_checked for pair in pairs]
     fc = functional_correctness(checked)
     lca = local_content_adequacy(facts, {claim for claim, verified in module_checked if verified},
-                                 [{claim for claim, verified in pairs if verified} for pairs in block_checked])
+                                 [{claim for claim, verified in pairs if verified} for pairs in block_checked], behaviour)
     fluent = fluency(document.text)
     total = (weights.fc * fc + weights.lca * lca + weights.fluency * fluent) / (weights.fc + weights.lca + weights.fluency)
     hallucinated = tuple(dict.fromkeys(line for claim, verified in checked

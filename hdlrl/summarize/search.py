@@ -28,6 +28,7 @@ from pathlib import Path
 
 from hdlrl.config import Bounded, Count, Positive
 from hdlrl.hdl.facts import ModuleFacts
+from hdlrl.summarize.behaviour import Behaviour
 from hdlrl.summarize.prompt import SummaryState
 from hdlrl.ttt.protocol import Policy
 from hdlrl.summarize.prompt import parse_document
@@ -70,7 +71,8 @@ class SummarySearch:
 
     def __init__(self, policy: Policy, module: str, source: str, facts: ModuleFacts,
                  score: Callable[[Document], Scores], settings: SearchSettings,
-                 children: dict[str, str] | None = None, child_behaviours: tuple[str, ...] = ()):
+                 children: dict[str, str] | None = None, child_behaviours: tuple[str, ...] = (),
+                 behaviour: Behaviour | None = None):
         self.policy = policy
         self.module = module
         self.label = f"summarize {module}"
@@ -79,6 +81,7 @@ class SummarySearch:
         self.settings = settings
         self.children = children or {}
         self.child_behaviours = child_behaviours
+        self.behaviour = behaviour
         self.decisions: list[tuple[str, int | None]] = [("refine_block", index) for index in range(len(facts.blocks))]
         self.decisions += [("merge", None), ("context", None), ("compress", None)]
         self._score = score
@@ -91,7 +94,7 @@ class SummarySearch:
 
     def state(self, action: str, document: Document, block: int | None = None) -> SummaryState:
         return SummaryState(self.module, self.source, self.facts, action, document, block, self.children,
-                            self.child_behaviours)
+                            self.child_behaviours, behaviour=self.behaviour)
 
     def score(self, document: Document) -> Scores:
         if document not in self._scores:

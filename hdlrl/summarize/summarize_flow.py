@@ -22,6 +22,7 @@ class SummarizeFlow:
     item_time_limit_s: Positive = 30.0
     fluency: Literal["embedded", "lm"] = "embedded"  # the embedded heuristic, or the hf policy's SLOR
     simulate_resets: bool = True  # a reset claim also holds in simulation (hdlrl/summarize/reset_evidence.py)
+    read_netlist: bool = True  # functions and reset values from Yosys, checked in simulation (summarize/behaviour.py)
 
 
 def load_summarize_flow(path: Path = DEFAULT_SUMMARIZE_FLOW) -> SummarizeFlow:

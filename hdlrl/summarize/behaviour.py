@@ -1,0 +1,141 @@
+"""What a module does, read from Yosys's netlist: the facts a spec-like summary is written from.
+
+The text reading (`hdlrl.hdl.facts`) knows the interface and the blocks, but not that `out` is
+a 4-to-1 multiplexer or that `rst_n` loads `count` with 255. Those come from the netlist
+(`hdlrl.hdl.netlist_facts`): the registers with their resets and reset values, and, for a
+purely combinational module, each output's standard function recognised from its truth table
+(`hdlrl.hdl.function_kind`). A module Yosys cannot read alone (a child defined in another
+file, a construct it does not support) has no behaviour, and its summary keeps to the text.
+
+Claims written from these facts are checked again by simulation (`hdlrl.summarize.evidence`),
+so that neither source is trusted alone.
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+from hdlrl.eda.runner import Limits, ToolRunner
+from hdlrl.errors import HdlrlError
+from hdlrl.hdl.function_kind import Function, recognise
+from hdlrl.hdl.ir import Module
+from hdlrl.hdl.sources import file_text
+from hdlrl.hdl.netlist_facts import NetlistFacts, TruthTable, netlist_facts, truth_tables
+
+MAX_TABLE_INPUT_BITS = 18  # the widest cone tabulated; 262,144 rows
+_LIMITS = Limits(time_s=20.0, memory_mb=2048)
+_IDENTIFIER = re.compile(r"`([^`]+)`")
+
+
+def function_claim(function: Function) -> tuple[str, tuple[str, ...]]:
+    """A function's description with each backticked name replaced by "`{}`", and those names in
+    order: the form a claim stores, so that renaming identifiers renames the claim one to one."""
+    return _IDENTIFIER.sub("`{}`", function.description), tuple(_IDENTIFIER.findall(function.description))
+
+
+@dataclass(frozen=True)
+class ResetValue:
+    """`signal` at its active level sets `register` (every bit of it) to `value`."""
+
+    signal: str
+    active_high: bool
+    asynchronous: bool
+    register: str
+    width: int
+    value: int
+
+
+@dataclass(frozen=True)
+class RegisterEnable:
+    """`register` (every bit of it) loads only while `signal` is at its active level."""
+
+    register: str
+    signal: str
+    active_high: bool
+
+
+@dataclass(frozen=True)
+class Behaviour:
+    """The netlist's facts about one module; `netlist` is None when Yosys could not read it alone."""
+
+    netlist: NetlistFacts | None
+    functions: dict[str, Function] = field(default_factory=dict)  # output -> its recognised function
+    tables: dict[str, TruthTable] = field(default_factory=dict)  # output -> the table it was recognised from
+
+    @property
+    def stores(self) -> bool:
+        return bool(self.netlist and (self.netlist.registers or self.netlist.latches))
+
+    @cached_property
+    def stated_functions(self) -> dict[str, Function]:
+        """The functions a summary should state: all but reductions, whose "OR of all 8 input bits"
+        reads as bitwise logic that the text may not show."""
+        return {output: function for output, function in self.functions.items() if function.kind != "reduction"}
+
+    def confirms_reset(self, signal: str) -> bool:
+        """Whether the netlist shows `signal` resetting a register; True where the netlist is unknown,
+        so that the text's reading stands (and the simulation still judges it)."""
+        return self.netlist is None or any(reset.signal == signal for reset in self.netlist.resets)
+
+    @cached_property
+    def enables(self) -> tuple[RegisterEnable, ...]:
+        """The registers with one named enable on every bit, in register order."""
+        if self.netlist is None:
+            return ()
+        found: dict[str, RegisterEnable | None] = {}
+        for register in self.netlist.registers:
+            (enable, *more) = register.enables or (None,)
+            entry = RegisterEnable(register.name, enable.signal, enable.active_high) if (
+                enable is not None and enable.signal is not None and not more) else None
+            found[register.name] = entry if found.get(register.name, entry) == entry else None
+        return tuple(entry for entry in found.values() if entry is not None)
+
+    @cached_property
+    def reset_values(self) -> tuple[ResetValue, ...]:
+        """The whole-register reset values by a module input, in register order. A register whose
+        bits are reset by different inputs, or to no constant, has none."""
+        if self.netlist is None:
+            return ()
+        found: dict[str, ResetValue | None] = {}
+        covered: dict[str, set[int]] = {}
+        for register in self.netlist.registers:
+            resets = [reset for reset in register.resets if reset.signal is not None and reset.value is not None]
+            previous = found.get(register.name, ...)
+            if len(resets) != 1 or previous is None:
+                found[register.name] = None
+                continue
+            reset = resets[0]
+            bits = sum(((reset.value >> index) & 1) << position for index, position in enumerate(register.bits))
+            if previous is not ...:
+                if (previous.signal, previous.active_high, previous.asynchronous) != (
+                        reset.signal, reset.active_high, reset.asynchronous):
+                    found[register.name] = None
+                    continue
+                bits |= previous.value
+            found[register.name] = ResetValue(reset.signal, reset.active_high, reset.asynchronous, register.name,
+                                              register.width, bits)
+            covered.setdefault(register.name, set()).update(register.bits)
+        inputs = {signal.signal for signal in self.netlist.resets if signal.module_input}
+        return tuple(value for name, value in found.items() if value is not None and value.signal in inputs
+                     and covered[name] == set(range(value.width)))
+
+
+def module_behaviour(module: Module, sandbox: bool | None = None) -> Behaviour:
+    """The netlist facts of `module`, read from its file (children defined beside it come along)."""
+    with tempfile.TemporaryDirectory(prefix="hdlrl-behaviour-") as scratch:
+        runner = ToolRunner(Path(scratch), _LIMITS, sandbox=sandbox)
+        source = runner.scratch / "module.v"
+        try:
+            source.write_text(file_text(module))
+            netlist = netlist_facts([source], module.name, runner)
+            tables = {} if netlist.registers or netlist.latches else truth_tables(
+                [source], module.name, runner, MAX_TABLE_INPUT_BITS)
+        except (HdlrlError, OSError):
+            return Behaviour(None)
+    functions = {output: function for output, table in tables.items() if table is not None
+                 and (function := recognise(table.rows, dict(table.inputs), table.output_width)) is not None}
+    return Behaviour(netlist, functions, {output: tables[output] for output in functions})

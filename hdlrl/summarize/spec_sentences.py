@@ -1,0 +1,102 @@
+"""The opening of a spec-like summary: what the module is, then its reset, from the netlist's facts.
+
+A datasheet says first what a block is ("a 3-to-8 decoder", "an 8-bit down counter"), then how
+it resets and to what, then the interface. These sentences are written from the netlist
+(`hdlrl.summarize.behaviour`) and the text's facts, each phrased so that
+`hdlrl.summarize.claims` reads back exactly the claims it came from; the checker then tests
+the netlist's claims again in simulation. Identifiers appear only in backticks.
+"""
+
+from __future__ import annotations
+
+from hdlrl.hdl.facts import ModuleFacts
+from hdlrl.summarize.behaviour import Behaviour, ResetValue
+from hdlrl.summarize.claims import Claim, Scope, check
+
+def _article(text: str) -> str:
+    return "an" if text[:1].lower() in "aeiou8" or text.startswith(("11-", "18-")) else "a"
+
+
+def _listed(names: list[str]) -> str:
+    quoted = [f"`{name}`" for name in names]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+def _clock_phrase(facts: ModuleFacts) -> str:
+    if not facts.clocks:
+        return ""
+    name, edge = facts.clocks[0]
+    return f" clocked on the {'rising' if edge == 'posedge' else 'falling'} edge of `{name}`"
+
+
+def function_sentences(behaviour: Behaviour | None) -> list[str]:
+    """One sentence per output whose standard function the netlist shows, in port order."""
+    if behaviour is None:
+        return []
+    return [f"`{output}` is {_article(function.description)} {function.description}."
+            for output, function in behaviour.stated_functions.items()]
+
+
+def what_it_is(facts: ModuleFacts, behaviour: Behaviour | None) -> str:
+    """The first sentence: the module's kind, the most specific the facts support. A module with no
+    clocked block may still hold latches; the netlist tells."""
+    latches = list(dict.fromkeys(latch.name for latch in behaviour.netlist.latches)) if behaviour and behaviour.netlist else []
+    if facts.combinational and latches:
+        return f"`{facts.name}` is level-sensitive, with no clock: it holds {_listed(latches)} in a latch."
+    if facts.combinational:
+        return f"`{facts.name}` is purely combinational, with no clock or reset."
+    clocked = _clock_phrase(facts)
+    if facts.state_machines:
+        machine = facts.state_machines[0]
+        return f"`{facts.name}` is a state machine with {len(machine.states)} states in `{machine.register}`{clocked}."
+    if facts.counters:
+        counter = facts.counters[0]
+        width = facts.widths.get(counter.signal)
+        sized = f"{width}-bit " if width else ""
+        return f"`{facts.name}` is {_article(sized or 'a')} {sized}{counter.direction} counter `{counter.signal}`{clocked}."
+    return f"`{facts.name}` is a sequential module{clocked}."
+
+
+def _value_clause(values: list[ResetValue]) -> str:
+    registers, value = [each.register for each in values], values[0].value
+    return f"clears {_listed(registers)} to 0" if value == 0 else f"sets {_listed(registers)} to {value}"
+
+
+def reset_sentences(facts: ModuleFacts, behaviour: Behaviour | None) -> list[str]:
+    """Each reset with its polarity, timing and the values it sets; "There is no reset." where
+    neither the text nor the netlist shows one."""
+    if facts.combinational:
+        return []
+    if not facts.resets:
+        return ["There is no reset."] if behaviour is not None and behaviour.stores else []
+    values = behaviour.reset_values if behaviour is not None else ()
+    out = []
+    for reset in facts.resets:
+        if behaviour is not None and not behaviour.confirms_reset(reset.signal):
+            continue
+        polarity = "active-low" if reset.active_low else "active-high"
+        timing = "asynchronous" if reset.asynchronous else "synchronous"
+        groups: dict[int, list[ResetValue]] = {}
+        for value in values:
+            if value.signal == reset.signal and value.active_high != reset.active_low:
+                groups.setdefault(value.value, []).append(value)
+        clauses = [_value_clause(group) for group in groups.values()]
+        opening = f"It has an {polarity} {timing} reset `{reset.signal}`"
+        out.append(opening + (f", which {clauses[0]}." if clauses else "."))
+        out += [f"The reset `{reset.signal}` {clause}." for clause in clauses[1:]]
+    return out
+
+
+def enable_sentences(facts: ModuleFacts, behaviour: Behaviour | None) -> list[str]:
+    """Registers that load only while a 1-bit input is at its level, grouped by that input."""
+    groups: dict[tuple[str, bool], list[str]] = {}
+    for enable in behaviour.enables if behaviour is not None else ():
+        claim = Claim("enable", (enable.register, enable.signal), "high" if enable.active_high else "low")
+        if check(claim, Scope(facts, behaviour=behaviour)):
+            groups.setdefault((enable.signal, enable.active_high), []).append(enable.register)
+    out = []
+    for (signal, active_high), registers in groups.items():
+        level, other = ("high", "low") if active_high else ("low", "high")
+        verb, rest = ("changes", "it holds its value") if len(registers) == 1 else ("change", "they hold their values")
+        out.append(f"{_listed(registers)} {verb} only while `{signal}` is {level}; with `{signal}` {other} {rest}.")
+    return out

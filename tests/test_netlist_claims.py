@@ -1,0 +1,137 @@
+"""Claims written from the netlist (issue 22): what a module is (a function from its truth table),
+its reset values, its enables and its latches. Each sentence the writer makes reads back as the
+claims it came from, the facts verify them, and a simulation on Icarus agrees; seeded false
+claims, and a module that simulates differently from how it synthesises, are not verified."""
+
+from __future__ import annotations
+
+import pytest
+
+from hdlrl.hdl.facts import module_facts
+from hdlrl.hdl.sources import read_source
+from hdlrl.summarize.behaviour import module_behaviour
+from hdlrl.summarize.claims import Claim, Scope, check, sentence_claims
+from hdlrl.summarize.enable_evidence import EnableEvidence
+from hdlrl.summarize.function_evidence import FunctionEvidence
+from hdlrl.summarize.reset_evidence import ResetEvidence
+from hdlrl.summarize.spec_sentences import enable_sentences, function_sentences, reset_sentences, what_it_is
+
+MODULES = """module pick(input [3:0] a, input [3:0] b, input s, output [3:0] y);
+  assign y = s ? b : a;
+endmodule
+
+module stale(input [3:0] a, input [3:0] b, input s, output reg [3:0] y);
+  always @(s) y = s ? b : a;  // Icarus updates y only when s changes; Yosys reads a multiplexer
+endmodule
+
+module bigger(input [5:0] a, input [5:0] b, output gt);
+  assign gt = a > b;
+endmodule
+
+module count9(input clk, input rst_n, input en, input [3:0] unused, output reg [3:0] c);
+  always @(posedge clk or negedge rst_n)
+    if (!rst_n) c <= 4'd9;
+    else if (en) c <= c + 4'd1;
+endmodule
+
+module loadreg(input clk, input load, input [7:0] d, output reg [7:0] q);
+  always @(posedge clk)
+    if (load) q <= d;
+endmodule
+
+module hold_latch(input g, input [3:0] d, output reg [3:0] q);
+  always @* if (g) q = d;
+endmodule
+
+module shifter(input clk, input si, output so);
+  reg [3:0] stages;
+  always @(posedge clk) stages <= {stages[2:0], si};
+  assign so = stages[3];
+endmodule
+"""
+
+
+@pytest.fixture(scope="module")
+def modules(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    path = tmp_path_factory.mktemp("netlist_claims") / "modules.v"
+    path.write_text(MODULES)
+    found = {}
+    for module in read_source(path)[0]:
+        facts = module_facts(module)
+        found[module.name] = (module, facts, module_behaviour(module))
+    return found
+
+
+def _claims(sentences: list[str]) -> list[Claim]:
+    return [claim for sentence in sentences for claim in sentence_claims(sentence)]
+
+
+def _verdicts(modules: dict, name: str, claim: Claim) -> tuple[bool, str | None]:
+    """(the facts verify it, the simulation's status) for one claim."""
+    module, facts, behaviour = modules[name]
+    scope = Scope(facts, behaviour=behaviour)
+    if claim.kind == "function":
+        status = FunctionEvidence(module, facts, behaviour)(claim).status
+    elif claim.kind == "enable":
+        status = EnableEvidence(module, facts, behaviour)(claim).status
+    elif claim.kind == "reset_value":
+        value = next((each for each in behaviour.reset_values if (each.signal, each.register) == claim.names), None)
+        status = ResetEvidence(module, facts).value_evidence(value).status if value else None
+    else:
+        status = None
+    return check(claim, scope), status
+
+
+def test_written_sentences_read_back_and_are_verified_twice(modules: dict) -> None:
+    written = {
+        "pick": function_sentences(modules["pick"][2]),
+        "bigger": function_sentences(modules["bigger"][2]),
+        "count9": reset_sentences(modules["count9"][1], modules["count9"][2])
+        + enable_sentences(modules["count9"][1], modules["count9"][2]),
+        "loadreg": enable_sentences(modules["loadreg"][1], modules["loadreg"][2]),
+    }
+    assert written["pick"] == ["`y` is a 2-to-1 multiplexer selected by `s`."]
+    assert written["bigger"] == ["`gt` is a 6-bit comparator: `a` > `b` (unsigned)."]
+    assert written["count9"] == ["It has an active-low asynchronous reset `rst_n`, which sets `c` to 9.",
+                                 "`c` changes only while `en` is high; with `en` low it holds its value."]
+    assert written["loadreg"] == ["`q` changes only while `load` is high; with `load` low it holds its value."]
+    for name, sentences in written.items():
+        netlist_claims = [claim for claim in _claims(sentences) if claim.kind in ("function", "reset_value", "enable")]
+        assert netlist_claims, name
+        for claim in netlist_claims:
+            assert _verdicts(modules, name, claim) == (True, "verified"), (name, claim)
+
+
+@pytest.mark.parametrize("name, claim", [
+    ("pick", Claim("function", ("y", "a"), "2-to-1 multiplexer selected by `{}`")),  # the wrong select
+    ("bigger", Claim("function", ("gt", "a", "b"), "6-bit comparator: `{}` < `{}` (unsigned)")),
+    ("count9", Claim("reset_value", ("rst_n", "c"), "0")),  # the reset loads 9
+    ("count9", Claim("enable", ("c", "en"), "low")),  # the other level
+    ("count9", Claim("enable", ("c", "rst_n"), "high")),  # a reset is no enable
+    ("loadreg", Claim("enable", ("q", "d"), "high")),  # not even 1 bit
+    ("hold_latch", Claim("combinational")),  # no clocked block, but a latch
+    ("count9", Claim("no_reset")),
+    ("shifter", Claim("latch", ("stages",))),
+])
+def test_seeded_false_netlist_claims_are_not_verified(modules: dict, name: str, claim: Claim) -> None:
+    verified, status = _verdicts(modules, name, claim)
+    assert not verified or status in ("refuted", "unverified")
+
+
+def test_a_module_that_simulates_unlike_its_netlist_has_its_function_refuted(modules: dict) -> None:
+    module, facts, behaviour = modules["stale"]
+    (sentence,) = function_sentences(behaviour)  # Yosys ignores the sensitivity list
+    (claim,) = [claim for claim in sentence_claims(sentence) if claim.kind == "function"]
+    assert check(claim, Scope(facts, behaviour=behaviour))
+    evidence = FunctionEvidence(module, facts, behaviour)(claim)
+    assert evidence.status == "refuted" and "Icarus gives y=" in evidence.reason
+
+
+def test_what_it_is_tells_a_latch_and_a_module_without_reset(modules: dict) -> None:
+    _, facts, behaviour = modules["hold_latch"]
+    sentence = what_it_is(facts, behaviour)
+    assert sentence == "`hold_latch` is level-sensitive, with no clock: it holds `q` in a latch."
+    assert all(check(claim, Scope(facts, behaviour=behaviour)) for claim in sentence_claims(sentence))
+    _, facts, behaviour = modules["shifter"]
+    assert reset_sentences(facts, behaviour) == ["There is no reset."]
+    assert check(Claim("no_reset"), Scope(facts, behaviour=behaviour))
