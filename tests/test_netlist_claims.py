@@ -1,5 +1,5 @@
 """Claims written from the netlist (issue 22): what a module is (a function from its truth table),
-its reset values, its enables and its latches. Each sentence the writer makes reads back as the
+its reset values, its enables, its counters' ranges and its latches. Each sentence the writer makes reads back as the
 claims it came from, the facts verify them, and a simulation on Icarus agrees; seeded false
 claims, and a module that simulates differently from how it synthesises, are not verified."""
 
@@ -11,10 +11,12 @@ from hdlrl.hdl.facts import module_facts
 from hdlrl.hdl.sources import read_source
 from hdlrl.summarize.behaviour import module_behaviour
 from hdlrl.summarize.claims import Claim, Scope, check, sentence_claims
+from hdlrl.summarize.count_evidence import CountEvidence
 from hdlrl.summarize.enable_evidence import EnableEvidence
 from hdlrl.summarize.function_evidence import FunctionEvidence
 from hdlrl.summarize.reset_evidence import ResetEvidence
-from hdlrl.summarize.spec_sentences import enable_sentences, function_sentences, reset_sentences, what_it_is
+from hdlrl.summarize.spec_sentences import (count_sentences, enable_sentences, function_sentences, reset_sentences,
+                                            what_it_is)
 
 MODULES = """module pick(input [3:0] a, input [3:0] b, input s, output [3:0] y);
   assign y = s ? b : a;
@@ -32,6 +34,18 @@ module count9(input clk, input rst_n, input en, input [3:0] unused, output reg [
   always @(posedge clk or negedge rst_n)
     if (!rst_n) c <= 4'd9;
     else if (en) c <= c + 4'd1;
+endmodule
+
+module sat12(input clk, input rst, input go, output reg [3:0] c);
+  always @(posedge clk)
+    if (rst) c <= 4'd0;
+    else if (!go && c != 4'd12) c <= c + 4'd1;
+endmodule
+
+module mod6(input clk, input rst, output reg [2:0] c);
+  always @(posedge clk)
+    if (rst) c <= 3'd0;
+    else c <= (c == 3'd5) ? 3'd0 : c + 3'd1;
 endmodule
 
 module loadreg(input clk, input load, input [7:0] d, output reg [7:0] q);
@@ -58,7 +72,7 @@ def modules(tmp_path_factory: pytest.TempPathFactory) -> dict:
     found = {}
     for module in read_source(path)[0]:
         facts = module_facts(module)
-        found[module.name] = (module, facts, module_behaviour(module))
+        found[module.name] = (module, facts, module_behaviour(module, facts))
     return found
 
 
@@ -74,6 +88,8 @@ def _verdicts(modules: dict, name: str, claim: Claim) -> tuple[bool, str | None]
         status = FunctionEvidence(module, facts, behaviour)(claim).status
     elif claim.kind == "enable":
         status = EnableEvidence(module, facts, behaviour)(claim).status
+    elif claim.kind == "count_range":
+        status = CountEvidence(module, facts, behaviour.netlist)(claim).status
     elif claim.kind == "reset_value":
         value = next((each for each in behaviour.reset_values if (each.signal, each.register) == claim.names), None)
         status = ResetEvidence(module, facts).value_evidence(value).status if value else None
@@ -89,14 +105,19 @@ def test_written_sentences_read_back_and_are_verified_twice(modules: dict) -> No
         "count9": reset_sentences(modules["count9"][1], modules["count9"][2])
         + enable_sentences(modules["count9"][1], modules["count9"][2]),
         "loadreg": enable_sentences(modules["loadreg"][1], modules["loadreg"][2]),
+        "sat12": count_sentences(modules["sat12"][1], modules["sat12"][2]),
+        "mod6": count_sentences(modules["mod6"][1], modules["mod6"][2]),
     }
     assert written["pick"] == ["`y` is a 2-to-1 multiplexer selected by `s`."]
     assert written["bigger"] == ["`gt` is a 6-bit comparator: `a` > `b` (unsigned)."]
     assert written["count9"] == ["It has an active-low asynchronous reset `rst_n`, which sets `c` to 9.",
                                  "`c` changes only while `en` is high; with `en` low it holds its value."]
     assert written["loadreg"] == ["`q` changes only while `load` is high; with `load` low it holds its value."]
+    assert written["sat12"] == ["With `go` low, `c` counts up from 0 to 12, then stays at 12."]
+    assert written["mod6"] == ["`c` counts up from 0 to 5, then wraps to 0."]
     for name, sentences in written.items():
-        netlist_claims = [claim for claim in _claims(sentences) if claim.kind in ("function", "reset_value", "enable")]
+        netlist_claims = [claim for claim in _claims(sentences)
+                          if claim.kind in ("function", "reset_value", "enable", "count_range")]
         assert netlist_claims, name
         for claim in netlist_claims:
             assert _verdicts(modules, name, claim) == (True, "verified"), (name, claim)
@@ -112,6 +133,10 @@ def test_written_sentences_read_back_and_are_verified_twice(modules: dict) -> No
     ("hold_latch", Claim("combinational")),  # no clocked block, but a latch
     ("count9", Claim("no_reset")),
     ("shifter", Claim("latch", ("stages",))),
+    ("sat12", Claim("count_range", ("c",), "up 0 12 0")),  # it stays at 12
+    ("sat12", Claim("count_range", ("c",), "up 0 15 0")),
+    ("mod6", Claim("count_range", ("c",), "up 0 7 0")),  # the natural wrap would be 7
+    ("count9", Claim("count_range", ("c",), "down 15 0 15")),
 ])
 def test_seeded_false_netlist_claims_are_not_verified(modules: dict, name: str, claim: Claim) -> None:
     verified, status = _verdicts(modules, name, claim)

@@ -39,6 +39,7 @@ from hdlrl.summarize.claims import Claim
 from hdlrl.summarize.summarize_flow import SummarizeFlow
 from hdlrl.summarize.fluency import LanguageModelFluency, embedded_fluency
 from hdlrl.summarize.behaviour import ResetValue, module_behaviour
+from hdlrl.summarize.count_evidence import CountEvidence
 from hdlrl.summarize.enable_evidence import EnableEvidence
 from hdlrl.summarize.function_evidence import FunctionEvidence
 from hdlrl.summarize.reset_evidence import Evidence, ResetEvidence
@@ -130,10 +131,11 @@ def summarize_module(module: Module, policy: Policy, flow: SummarizeFlow,
                                            for behaviour in row.get("behaviours", [])))
 
     fluency = fluency_function(flow, policy)
-    behaviour = module_behaviour(module) if flow.read_netlist and facts.ports else None  # a bench has no netlist
+    behaviour = module_behaviour(module, facts) if flow.read_netlist and facts.ports else None  # a bench has no netlist
     evidence = ResetEvidence(module, facts) if flow.simulate_resets else None
     functions = FunctionEvidence(module, facts, behaviour) if behaviour is not None else None
     enables = EnableEvidence(module, facts, behaviour) if behaviour is not None else None
+    counts = CountEvidence(module, facts, behaviour.netlist) if behaviour and behaviour.netlist else None
     reset_values = {(value.signal, value.register): value for value in behaviour.reset_values} if behaviour else {}
 
     def independent(claim: Claim) -> bool | None:
@@ -147,6 +149,8 @@ def summarize_module(module: Module, policy: Policy, flow: SummarizeFlow,
             return bool(functions and functions(claim).status == "verified")
         if claim.kind == "enable":
             return bool(enables and enables(claim).status == "verified")
+        if claim.kind == "count_range":
+            return bool(counts and counts(claim).status == "verified")
         return None
 
     def score(document):
@@ -170,14 +174,15 @@ def summarize_module(module: Module, policy: Policy, flow: SummarizeFlow,
         "hallucinated": list(scores.hallucinated), "behaviours": list(dict.fromkeys(behaviours)),
         "claims": [_claim_row(claim, verified) for claim, verified in zip(scores.claims, scores.verified)],
         "evidence": [_evidence_row(claim, found) for claim in dict.fromkeys(scores.claims)
-                     if (found := _evidence(claim, evidence, functions, enables, reset_values)) is not None],
+                     if (found := _evidence(claim, evidence, functions, enables, counts, reset_values)) is not None],
         "iterations": result.iterations, "seconds": round(time.monotonic() - started, 4),
         "status": "ok", "error": None,
     }
 
 
 def _evidence(claim: Claim, resets: ResetEvidence | None, functions: FunctionEvidence | None,
-              enables: EnableEvidence | None, reset_values: dict[tuple[str, ...], ResetValue]) -> Evidence | None:
+              enables: EnableEvidence | None, counts: CountEvidence | None,
+              reset_values: dict[tuple[str, ...], ResetValue]) -> Evidence | None:
     """The simulation's word on a claim the summary makes, where one was simulated."""
     if claim.kind == "reset" and resets:
         return resets(claim)
@@ -187,6 +192,8 @@ def _evidence(claim: Claim, resets: ResetEvidence | None, functions: FunctionEvi
         return functions(claim)
     if claim.kind == "enable" and enables:
         return enables(claim)
+    if claim.kind == "count_range" and counts:
+        return counts(claim)
     return None
 
 

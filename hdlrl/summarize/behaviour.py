@@ -24,7 +24,9 @@ from hdlrl.errors import HdlrlError
 from hdlrl.hdl.function_kind import Function, recognise
 from hdlrl.hdl.ir import Module
 from hdlrl.hdl.sources import file_text
+from hdlrl.hdl.facts import ModuleFacts
 from hdlrl.hdl.netlist_facts import NetlistFacts, TruthTable, netlist_facts, truth_tables
+from hdlrl.summarize.counting import CountRange, counted_registers, range_of, yosys_traces
 
 MAX_TABLE_INPUT_BITS = 18  # the widest cone tabulated; 262,144 rows
 _LIMITS = Limits(time_s=20.0, memory_mb=2048)
@@ -65,6 +67,7 @@ class Behaviour:
     netlist: NetlistFacts | None
     functions: dict[str, Function] = field(default_factory=dict)  # output -> its recognised function
     tables: dict[str, TruthTable] = field(default_factory=dict)  # output -> the table it was recognised from
+    count_ranges: dict[str, CountRange] = field(default_factory=dict)  # register -> its range under `stimulus`
 
     @property
     def stores(self) -> bool:
@@ -124,7 +127,7 @@ class Behaviour:
                      and covered[name] == set(range(value.width)))
 
 
-def module_behaviour(module: Module, sandbox: bool | None = None) -> Behaviour:
+def module_behaviour(module: Module, facts: ModuleFacts, sandbox: bool | None = None) -> Behaviour:
     """The netlist facts of `module`, read from its file (children defined beside it come along)."""
     with tempfile.TemporaryDirectory(prefix="hdlrl-behaviour-") as scratch:
         runner = ToolRunner(Path(scratch), _LIMITS, sandbox=sandbox)
@@ -134,8 +137,11 @@ def module_behaviour(module: Module, sandbox: bool | None = None) -> Behaviour:
             netlist = netlist_facts([source], module.name, runner)
             tables = {} if netlist.registers or netlist.latches else truth_tables(
                 [source], module.name, runner, MAX_TABLE_INPUT_BITS)
+            traces = yosys_traces(runner, source.read_text(), facts, netlist) if netlist.registers else {}
         except (HdlrlError, OSError):
             return Behaviour(None)
     functions = {output: function for output, table in tables.items() if table is not None
                  and (function := recognise(table.rows, dict(table.inputs), table.output_width)) is not None}
-    return Behaviour(netlist, functions, {output: tables[output] for output in functions})
+    widths = counted_registers(facts, netlist)
+    ranges = {name: found for name, trace in traces.items() if (found := range_of(name, trace, widths[name]))}
+    return Behaviour(netlist, functions, {output: tables[output] for output in functions}, ranges)

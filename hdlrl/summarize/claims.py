@@ -22,6 +22,7 @@ from functools import lru_cache
 
 from hdlrl.hdl.facts import BEHAVIOURS, BlockFacts, ModuleFacts
 from hdlrl.summarize.behaviour import Behaviour, function_claim
+from hdlrl.summarize.counting import claim_value
 
 _ID = r"`(?P<{0}>[A-Za-z_][A-Za-z0-9_$]*)(?:\[(?P<{0}_msb>\d+):(?P<{0}_lsb>\d+)\])?`"
 _ANY_ID = re.compile(_ID.format("name"))
@@ -61,6 +62,8 @@ _COMBINATIONAL = re.compile(r"\bpurely combinational\b|\bhas no clock\b", re.IGN
 _LATCH = re.compile(rf"\bholds\s+(?P<list>{_LIST})\s+in\s+(?:a\s+)?latch(?:es)?\b", re.IGNORECASE)
 _ENABLE = re.compile(rf"(?P<list>{_LIST})\s+changes?\s+only\s+while\s+{_ID.format('name')}\s+is\s+(?P<level>high|low)\b",
                      re.IGNORECASE)
+_COUNT_RANGE = re.compile(rf"{_ID.format('name')}\s+counts\s+(?P<direction>up|down)\s+from\s+(?P<start>\d+)\s+to\s+"
+                          rf"(?P<end>\d+),?\s+then\s+(?:wraps\s+to\s+(?P<after>\d+)|stays\s+at\s+\d+)", re.IGNORECASE)
 _NO_RESET = re.compile(r"\b(?:there is|it has|has|with) no reset\b", re.IGNORECASE)
 _FUNCTION_WORDS = r"multiplexer|decoder|encoder|adder|subtractor|comparator|parity|majority|population count|Gray|" \
                   r"(?:AND|OR|NAND|NOR) of all"
@@ -92,7 +95,7 @@ assert set(_BEHAVIOUR_WORDS) == set(BEHAVIOURS)
 class Claim:
     kind: str  # identifier, width, direction, clock, reset, register, counter, state_machine, state, transition,
     #            memory, instance, parameter, behaviour, drives, reads, combinational, block_kind, and from the
-    #            netlist (`hdlrl.summarize.behaviour`): function, reset_value, no_reset, latch, enable
+    #            netlist (`hdlrl.summarize.behaviour`): function, reset_value, no_reset, latch, enable, count_range
     names: tuple[str, ...] = ()  # the identifiers it is about, in the order the kind defines
     value: str = ""  # everything else: bits, direction, edge, polarity, count, behaviour
 
@@ -148,9 +151,13 @@ def sentence_claims(sentence: str) -> tuple[Claim, ...]:
         claims.append(Claim("reset", (match.group("name"),), value))
     for match in _REGISTERS.finditer(sentence):
         claims += [Claim("register", (name,)) for name, _ in _list_names(match.group("list"))]
+    ranges = [Claim("count_range", (match.group("name"),), " ".join([match.group("direction").lower(), match.group("start"),
+               match.group("end"), match.group("after") or "stays"])) for match in _COUNT_RANGE.finditer(sentence)]
     for match in _COUNTER.finditer(sentence):
         name = match.group("name") or match.group("name2")
-        claims.append(Claim("counter", (name,), (match.group("direction") or match.group("direction2")).lower()))
+        if not any(claim.names[0] == name for claim in ranges):  # a range says more, and is checked apart
+            claims.append(Claim("counter", (name,), (match.group("direction") or match.group("direction2")).lower()))
+    claims += ranges
     for match in _STATE_MACHINE.finditer(sentence):
         claims.append(Claim("state_machine", (match.group("name"),), match.group("count") or ""))
     for match in _STATES.finditer(sentence):
@@ -262,7 +269,7 @@ def check(claim: Claim, scope: Scope) -> bool:
     if claim.kind == "behaviour":
         return any(claim.value in block.behaviours for block in blocks) or (
             scope.block is None and claim.value in scope.child_behaviours)
-    if claim.kind in ("function", "reset_value", "no_reset", "latch", "enable"):
+    if claim.kind in ("function", "reset_value", "no_reset", "latch", "enable", "count_range"):
         return _check_netlist_claim(claim, facts, scope.behaviour)
     raise ValueError(f"unknown claim kind {claim.kind!r}")
 
@@ -281,6 +288,9 @@ def _check_netlist_claim(claim: Claim, facts: ModuleFacts, behaviour: Behaviour 
             and all(reset.signal != signal for reset in behaviour.netlist.resets) and any(
             (enable.register, enable.signal, enable.active_high) == (*claim.names, claim.value == "high")
             for enable in behaviour.enables)
+    if claim.kind == "count_range":
+        found = behaviour.count_ranges.get(claim.names[0])
+        return found is not None and claim_value(found) == claim.value
     if claim.kind == "latch":
         return any(latch.name == claim.names[0] for latch in behaviour.netlist.latches)
     if claim.kind == "reset_value":  # by a reset the text shows too

@@ -30,7 +30,7 @@ BENCH_TOP = "hdlrl_reset_evidence"
 HELD_CYCLES, FREE_CYCLES = 8, 16
 _LIMITS = Limits(time_s=10.0, memory_mb=1024)
 _SIMPLE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]*$")
-_SAMPLE = re.compile(r"^HDLRL (?P<phase>[AHF]) (?P<name>\S+) (?P<bits>[01xzXZ]+)$")
+_SAMPLE = re.compile(r"^HDLRL (?P<phase>\w+) (?P<name>\S+) (?P<bits>[01xzXZ]+)$")
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from hdlrl.config import Weight
 from hdlrl.hdl.facts import BlockFacts, ModuleFacts
 from hdlrl.summarize.behaviour import Behaviour, function_claim
+from hdlrl.summarize.counting import claim_value
 from hdlrl.summarize.claims import Claim, Scope, check, hallucination, sentence_claims, sentences
 from hdlrl.summarize.document import Document
 from hdlrl.summarize.fluency import embedded_fluency
@@ -94,6 +95,7 @@ def salient_module_facts(facts: ModuleFacts, behaviour: Behaviour | None = None)
                            for value in behaviour.reset_values]
         netlist_claims += [Claim("enable", (enable.register, enable.signal), "high" if enable.active_high else "low")
                            for enable in behaviour.enables]
+        netlist_claims += [Claim("count_range", (name,), claim_value(found)) for name, found in behaviour.count_ranges.items()]
         netlist_claims += [Claim("latch", (latch.name,)) for latch in behaviour.netlist.latches] if behaviour.netlist else []
         claims += [claim for claim in dict.fromkeys([*netlist_claims, Claim("no_reset")])
                    if check(claim, Scope(facts, behaviour=behaviour))]

@@ -12,6 +12,7 @@ from __future__ import annotations
 from hdlrl.hdl.facts import ModuleFacts
 from hdlrl.summarize.behaviour import Behaviour, ResetValue
 from hdlrl.summarize.claims import Claim, Scope, check
+from hdlrl.summarize.counting import stimulus
 
 def _article(text: str) -> str:
     return "an" if text[:1].lower() in "aeiou8" or text.startswith(("11-", "18-")) else "a"
@@ -100,3 +101,13 @@ def enable_sentences(facts: ModuleFacts, behaviour: Behaviour | None) -> list[st
         verb, rest = ("changes", "it holds its value") if len(registers) == 1 else ("change", "they hold their values")
         out.append(f"{_listed(registers)} {verb} only while `{signal}` is {level}; with `{signal}` {other} {rest}.")
     return out
+
+
+def count_sentences(facts: ModuleFacts, behaviour: Behaviour | None) -> list[str]:
+    """Each counter's range under the stimulus it was simulated with, that stimulus said in words."""
+    if behaviour is None or behaviour.netlist is None or not behaviour.count_ranges:
+        return []
+    _, held = stimulus(facts, behaviour.netlist)
+    low = [name for name, value in held.items() if value == 0]
+    condition = f"With {_listed(low)} low, " if 0 < len(low) <= 3 else "With every other input low, " if low else ""
+    return [condition + found.sentence() for found in behaviour.count_ranges.values()]
