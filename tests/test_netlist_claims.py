@@ -1,5 +1,5 @@
 """Claims written from the netlist (issue 22): what a module is (a function from its truth table),
-its reset values, its enables, its counters' ranges and its latches. Each sentence the writer makes reads back as the
+its reset values, its enables, its counters' ranges, what its registers load and its latches. Each sentence the writer makes reads back as the
 claims it came from, the facts verify them, and a simulation on Icarus agrees; seeded false
 claims, and a module that simulates differently from how it synthesises, are not verified."""
 
@@ -12,11 +12,12 @@ from hdlrl.hdl.sources import read_source
 from hdlrl.summarize.behaviour import module_behaviour
 from hdlrl.summarize.claims import Claim, Scope, check, sentence_claims
 from hdlrl.summarize.count_evidence import CountEvidence
+from hdlrl.summarize.data_evidence import DataPathEvidence
 from hdlrl.summarize.enable_evidence import EnableEvidence
 from hdlrl.summarize.function_evidence import FunctionEvidence
 from hdlrl.summarize.reset_evidence import ResetEvidence
-from hdlrl.summarize.spec_sentences import (count_sentences, enable_sentences, function_sentences, reset_sentences,
-                                            what_it_is)
+from hdlrl.summarize.spec_sentences import (count_sentences, data_path_sentences, enable_sentences, function_sentences,
+                                            reset_sentences, what_it_is)
 
 MODULES = """module pick(input [3:0] a, input [3:0] b, input s, output [3:0] y);
   assign y = s ? b : a;
@@ -51,6 +52,14 @@ endmodule
 module loadreg(input clk, input load, input [7:0] d, output reg [7:0] q);
   always @(posedge clk)
     if (load) q <= d;
+endmodule
+
+module dff_en(input clk, input en, input [3:0] d, output reg [3:0] q);
+  always @(posedge clk) if (en) q <= d;
+endmodule
+
+module shift_right(input clk, input rst, input sin, output reg [5:0] r);
+  always @(posedge clk) if (rst) r <= 6'd0; else r <= {sin, r[5:1]};
 endmodule
 
 module hold_latch(input g, input [3:0] d, output reg [3:0] q);
@@ -88,6 +97,8 @@ def _verdicts(modules: dict, name: str, claim: Claim) -> tuple[bool, str | None]
         status = FunctionEvidence(module, facts, behaviour)(claim).status
     elif claim.kind == "enable":
         status = EnableEvidence(module, facts, behaviour)(claim).status
+    elif claim.kind == "data_path":
+        status = DataPathEvidence(module, facts, behaviour)(claim).status
     elif claim.kind == "count_range":
         status = CountEvidence(module, facts, behaviour.netlist)(claim).status
     elif claim.kind == "reset_value":
@@ -107,6 +118,9 @@ def test_written_sentences_read_back_and_are_verified_twice(modules: dict) -> No
         "loadreg": enable_sentences(modules["loadreg"][1], modules["loadreg"][2]),
         "sat12": count_sentences(modules["sat12"][1], modules["sat12"][2]),
         "mod6": count_sentences(modules["mod6"][1], modules["mod6"][2]),
+        "shifter": [what_it_is(modules["shifter"][1], modules["shifter"][2])],
+        "shift_right": data_path_sentences(modules["shift_right"][1], modules["shift_right"][2]),
+        "dff_en": [what_it_is(modules["dff_en"][1], modules["dff_en"][2])],
     }
     assert written["pick"] == ["`y` is a 2-to-1 multiplexer selected by `s`."]
     assert written["bigger"] == ["`gt` is a 6-bit comparator: `a` > `b` (unsigned)."]
@@ -115,9 +129,13 @@ def test_written_sentences_read_back_and_are_verified_twice(modules: dict) -> No
     assert written["loadreg"] == ["`q` changes only while `load` is high; with `load` low it holds its value."]
     assert written["sat12"] == ["With `go` low, `c` counts up from 0 to 12, then stays at 12."]
     assert written["mod6"] == ["`c` counts up from 0 to 5, then wraps to 0."]
+    assert written["shifter"] == ["`shifter` is a 4-bit shift register: `stages` shifts left by one bit at each rising "
+                                  "edge of `clk`, taking `si` into bit 0."]
+    assert written["shift_right"] == ["`r` shifts right by one bit at each rising edge of `clk`, taking `sin` into bit 5."]
+    assert written["dff_en"] == ["`dff_en` is a 4-bit register: `q` takes the value of `d` at each rising edge of `clk`."]
     for name, sentences in written.items():
         netlist_claims = [claim for claim in _claims(sentences)
-                          if claim.kind in ("function", "reset_value", "enable", "count_range")]
+                          if claim.kind in ("function", "reset_value", "enable", "count_range", "data_path")]
         assert netlist_claims, name
         for claim in netlist_claims:
             assert _verdicts(modules, name, claim) == (True, "verified"), (name, claim)
@@ -137,6 +155,10 @@ def test_written_sentences_read_back_and_are_verified_twice(modules: dict) -> No
     ("sat12", Claim("count_range", ("c",), "up 0 15 0")),
     ("mod6", Claim("count_range", ("c",), "up 0 7 0")),  # the natural wrap would be 7
     ("count9", Claim("count_range", ("c",), "down 15 0 15")),
+    ("shifter", Claim("data_path", ("stages", "si"), "right")),  # the other way
+    ("shift_right", Claim("data_path", ("r", "sin"), "load")),
+    ("dff_en", Claim("data_path", ("q", "en"), "load")),
+    ("loadreg", Claim("data_path", ("q", "load"), "left")),
 ])
 def test_seeded_false_netlist_claims_are_not_verified(modules: dict, name: str, claim: Claim) -> None:
     verified, status = _verdicts(modules, name, claim)

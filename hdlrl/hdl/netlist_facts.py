@@ -66,6 +66,7 @@ class Register:
     resets: tuple[Reset, ...]
     enables: tuple[Enable, ...]  # empty: loads on every clock edge
     bits: tuple[int, ...]  # positions in the signal, 0 its least significant bit
+    data: tuple[tuple[str, int] | None, ...] = ()  # per bit of `bits`: the (signal, position) it loads, if one
 
     @property
     def reset(self) -> Reset | None:
@@ -217,9 +218,9 @@ def _reset_rules(cell: dict, position: int) -> list[tuple[int | str, bool, bool,
     return []
 
 
-def _stored_bits(netlist: _Netlist, kinds: tuple[str, ...]) -> dict[tuple, list[tuple[int, tuple[str, ...]]]]:
-    """(signal, clock, edge, resets, enables) -> [(position, one value bit per reset)] of the cells of `kinds`."""
-    groups: dict[tuple, list[tuple[int, tuple[str, ...]]]] = {}
+def _stored_bits(netlist: _Netlist, kinds: tuple[str, ...]) -> dict[tuple, list[tuple]]:
+    """(signal, clock, edge, resets, enables) -> [(position, one value bit per reset, the signal bit it loads)]."""
+    groups: dict[tuple, list[tuple]] = {}
     for cell in (cell for cell in netlist.cells if cell["type"].startswith(kinds)):
         connections, parameters = cell["connections"], cell["parameters"]
         clock = netlist.signal(connections["CLK"][0]) if "CLK" in connections else None
@@ -233,13 +234,14 @@ def _stored_bits(netlist: _Netlist, kinds: tuple[str, ...]) -> dict[tuple, list[
                     resets.append((name, level, asynchronous, overrides, reads))
                     values.append(value)
             if (owner := netlist.owner(bit, connections["Q"])) is not None:
-                groups.setdefault((owner[0], clock, edge, tuple(resets), enables), []).append((owner[1], tuple(values)))
+                groups.setdefault((owner[0], clock, edge, tuple(resets), enables), []).append(
+                    (owner[1], tuple(values), netlist.owner(connections["D"][position]) if "D" in connections else None))
     return groups
 
 
-def _resets(resets: tuple, bits: list[tuple[int, tuple[str, ...]]]) -> tuple[Reset, ...]:
+def _resets(resets: tuple, bits: list[tuple]) -> tuple[Reset, ...]:
     """The resets of one group of stored bits, each with the value it loads into them."""
-    texts = ["".join(values[index] for _, values in sorted(bits, reverse=True)) for index in range(len(resets))]
+    texts = ["".join(values[index] for _, values, _ in sorted(bits, reverse=True)) for index in range(len(resets))]
     return tuple(dict.fromkeys(Reset(name, high, asynchronous, int(text, 2) if set(text) <= {"0", "1"} else None,
                                      overrides, reads)
                                for (name, high, asynchronous, overrides, reads), text in zip(resets, texts)))
@@ -247,9 +249,10 @@ def _resets(resets: tuple, bits: list[tuple[int, tuple[str, ...]]]) -> tuple[Res
 
 def _read_storage(netlist: _Netlist) -> tuple[tuple[Register, ...], tuple[Latch, ...]]:
     """Registers and latches of an `opt_dff`-ed netlist, in source order."""
-    registers = [Register(name, len(bits), clock, edge, _resets(resets, bits), enables, tuple(sorted(dict(bits))))
+    registers = [Register(name, len(bits), clock, edge, _resets(resets, bits), enables,
+                          *map(tuple, zip(*[(position, source) for position, _, source in sorted(bits)])))
                  for (name, clock, edge, resets, enables), bits in _stored_bits(netlist, _FLIP_FLOPS).items()]
-    latches = [Latch(name, len(bits), enables, _resets(resets, bits), tuple(sorted(dict(bits))))
+    latches = [Latch(name, len(bits), enables, _resets(resets, bits), tuple(sorted(position for position, *_ in bits)))
                for (name, _, _, resets, enables), bits in _stored_bits(netlist, _LATCHES).items()]
     return (tuple(sorted(registers, key=lambda each: netlist.declared(each.name))),
             tuple(sorted(latches, key=lambda each: netlist.declared(each.name))))
@@ -388,9 +391,7 @@ def netlist_facts(sources: list[Path], top: str, runner: ToolRunner, include_dir
 
 def truth_tables(sources: list[Path], top: str, runner: ToolRunner, max_input_bits: int = 10,
                  include_dirs: Iterable[Path] = ()) -> dict[str, TruthTable | None]:
-    """Every value of each output of a purely combinational `top`, from one gate-level netlist; an
-    output maps to None when `top` stores anything (or holds a cell that is no gate) or the input
-    ports in its cone have more than `max_input_bits` bits."""
+    """Each output's truth table (`tabulate`) from one gate-level netlist of `top`."""
     commands = [*_read_sources(runner, sources, include_dirs), f"hierarchy -check -top {top}", "proc", "flatten",
                 "memory", "opt_clean", "techmap", "opt -fast", "opt_clean"]
     module = _yosys(runner, sources, commands, top, "netlist_gates.json")

@@ -40,6 +40,7 @@ from hdlrl.summarize.summarize_flow import SummarizeFlow
 from hdlrl.summarize.fluency import LanguageModelFluency, embedded_fluency
 from hdlrl.summarize.behaviour import ResetValue, module_behaviour
 from hdlrl.summarize.count_evidence import CountEvidence
+from hdlrl.summarize.data_evidence import DataPathEvidence
 from hdlrl.summarize.enable_evidence import EnableEvidence
 from hdlrl.summarize.function_evidence import FunctionEvidence
 from hdlrl.summarize.reset_evidence import Evidence, ResetEvidence
@@ -136,6 +137,8 @@ def summarize_module(module: Module, policy: Policy, flow: SummarizeFlow,
     functions = FunctionEvidence(module, facts, behaviour) if behaviour is not None else None
     enables = EnableEvidence(module, facts, behaviour) if behaviour is not None else None
     counts = CountEvidence(module, facts, behaviour.netlist) if behaviour and behaviour.netlist else None
+    data_paths = DataPathEvidence(module, facts, behaviour) if behaviour and behaviour.netlist else None
+    simulated = {"function": functions, "enable": enables, "count_range": counts, "data_path": data_paths}
     reset_values = {(value.signal, value.register): value for value in behaviour.reset_values} if behaviour else {}
 
     def independent(claim: Claim) -> bool | None:
@@ -145,12 +148,9 @@ def summarize_module(module: Module, policy: Policy, flow: SummarizeFlow,
         if claim.kind == "reset_value":
             value = reset_values.get(claim.names)
             return bool(evidence and value and evidence.value_evidence(value).status == "verified")
-        if claim.kind == "function":
-            return bool(functions and functions(claim).status == "verified")
-        if claim.kind == "enable":
-            return bool(enables and enables(claim).status == "verified")
-        if claim.kind == "count_range":
-            return bool(counts and counts(claim).status == "verified")
+        if claim.kind in simulated:
+            judge = simulated[claim.kind]
+            return bool(judge and judge(claim).status == "verified")
         return None
 
     def score(document):
@@ -174,27 +174,21 @@ def summarize_module(module: Module, policy: Policy, flow: SummarizeFlow,
         "hallucinated": list(scores.hallucinated), "behaviours": list(dict.fromkeys(behaviours)),
         "claims": [_claim_row(claim, verified) for claim, verified in zip(scores.claims, scores.verified)],
         "evidence": [_evidence_row(claim, found) for claim in dict.fromkeys(scores.claims)
-                     if (found := _evidence(claim, evidence, functions, enables, counts, reset_values)) is not None],
+                     if (found := _evidence(claim, evidence, simulated, reset_values)) is not None],
         "iterations": result.iterations, "seconds": round(time.monotonic() - started, 4),
         "status": "ok", "error": None,
     }
 
 
-def _evidence(claim: Claim, resets: ResetEvidence | None, functions: FunctionEvidence | None,
-              enables: EnableEvidence | None, counts: CountEvidence | None,
+def _evidence(claim: Claim, resets: ResetEvidence | None, simulated: dict[str, Callable[[Claim], Evidence] | None],
               reset_values: dict[tuple[str, ...], ResetValue]) -> Evidence | None:
     """The simulation's word on a claim the summary makes, where one was simulated."""
     if claim.kind == "reset" and resets:
         return resets(claim)
     if claim.kind == "reset_value" and resets and claim.names in reset_values:
         return resets.value_evidence(reset_values[claim.names])
-    if claim.kind == "function" and functions:
-        return functions(claim)
-    if claim.kind == "enable" and enables:
-        return enables(claim)
-    if claim.kind == "count_range" and counts:
-        return counts(claim)
-    return None
+    judge = simulated.get(claim.kind)
+    return judge(claim) if judge else None
 
 
 def _evidence_row(claim: Claim, found: Evidence) -> dict:

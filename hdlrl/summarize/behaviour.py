@@ -61,6 +61,17 @@ class RegisterEnable:
 
 
 @dataclass(frozen=True)
+class DataPath:
+    """What a whole register loads on a clock edge: an input (`shift` None), or its own bits moved one
+    place, `source` filling the free end (`shift` "left": toward the most significant bit)."""
+
+    register: str
+    source: str
+    shift: str | None
+    width: int
+
+
+@dataclass(frozen=True)
 class Behaviour:
     """The netlist's facts about one module; `netlist` is None when Yosys could not read it alone."""
 
@@ -96,6 +107,27 @@ class Behaviour:
                 enable is not None and enable.signal is not None and not more) else None
             found[register.name] = entry if found.get(register.name, entry) == entry else None
         return tuple(entry for entry in found.values() if entry is not None)
+
+    @cached_property
+    def data_paths(self) -> tuple[DataPath, ...]:
+        """Registers (one entry, every bit) that load another signal whole, or shift one bit of one in;
+        whether that signal is an input port is the claim checker's question."""
+        if self.netlist is None:
+            return ()
+        names = [register.name for register in self.netlist.registers]
+        found = []
+        for register in self.netlist.registers:
+            data, width = register.data, register.width
+            if names.count(register.name) != 1 or register.bits != tuple(range(width)) or None in data:
+                continue
+            sources = {name for name, _ in data}
+            if len(sources) == 1 and [position for _, position in data] == list(range(width)):
+                found.append(DataPath(register.name, data[0][0], None, width))
+            elif width > 1 and data[1:] == tuple((register.name, position) for position in range(width - 1)):
+                found.append(DataPath(register.name, data[0][0], "left", width))
+            elif width > 1 and data[:-1] == tuple((register.name, position) for position in range(1, width)):
+                found.append(DataPath(register.name, data[-1][0], "right", width))
+        return tuple(path for path in found if path.source != path.register)
 
     @cached_property
     def reset_values(self) -> tuple[ResetValue, ...]:

@@ -64,6 +64,9 @@ _ENABLE = re.compile(rf"(?P<list>{_LIST})\s+changes?\s+only\s+while\s+{_ID.forma
                      re.IGNORECASE)
 _COUNT_RANGE = re.compile(rf"{_ID.format('name')}\s+counts\s+(?P<direction>up|down)\s+from\s+(?P<start>\d+)\s+to\s+"
                           rf"(?P<end>\d+),?\s+then\s+(?:wraps\s+to\s+(?P<after>\d+)|stays\s+at\s+\d+)", re.IGNORECASE)
+_LOAD = re.compile(rf"{_ID.format('name')}\s+takes\s+the\s+value\s+of\s+{_ID.format('source')}", re.IGNORECASE)
+_SHIFT = re.compile(rf"{_ID.format('name')}\s+shifts\s+(?P<direction>left|right)\s+by\s+one\s+bit\b[^.;]*?\btaking\s+"
+                    rf"{_ID.format('source')}", re.IGNORECASE)
 _NO_RESET = re.compile(r"\b(?:there is|it has|has|with) no reset\b", re.IGNORECASE)
 _FUNCTION_WORDS = r"multiplexer|decoder|encoder|adder|subtractor|comparator|parity|majority|population count|Gray|" \
                   r"(?:AND|OR|NAND|NOR) of all"
@@ -95,7 +98,8 @@ assert set(_BEHAVIOUR_WORDS) == set(BEHAVIOURS)
 class Claim:
     kind: str  # identifier, width, direction, clock, reset, register, counter, state_machine, state, transition,
     #            memory, instance, parameter, behaviour, drives, reads, combinational, block_kind, and from the
-    #            netlist (`hdlrl.summarize.behaviour`): function, reset_value, no_reset, latch, enable, count_range
+    #            netlist (`hdlrl.summarize.behaviour`): function, reset_value, no_reset, latch, enable, count_range,
+    #            data_path
     names: tuple[str, ...] = ()  # the identifiers it is about, in the order the kind defines
     value: str = ""  # everything else: bits, direction, edge, polarity, count, behaviour
 
@@ -194,7 +198,10 @@ def sentence_claims(sentence: str) -> tuple[Claim, ...]:
     if match := _BLOCK_KIND.match(sentence):
         kind = match.group("kind").lower().replace("-", " ")
         claims.append(Claim("block_kind", (), _BLOCK_KIND_NAMES.get(kind, kind)))
-    if not any(claim.kind == "function" for claim in claims):  # "multiplexer" there is the function's name
+    claims += [Claim("data_path", (match.group("name"), match.group("source")), "load") for match in _LOAD.finditer(sentence)]
+    claims += [Claim("data_path", (match.group("name"), match.group("source")), match.group("direction").lower())
+               for match in _SHIFT.finditer(sentence)]
+    if not any(claim.kind in ("function", "data_path") for claim in claims):  # "multiplexer", "shifts": named there
         claims += [Claim("behaviour", (), behaviour) for behaviour, pattern in _BEHAVIOUR_PATTERNS.items()
                    if pattern.search(outside_backticks)]
     return tuple(claims)
@@ -269,7 +276,7 @@ def check(claim: Claim, scope: Scope) -> bool:
     if claim.kind == "behaviour":
         return any(claim.value in block.behaviours for block in blocks) or (
             scope.block is None and claim.value in scope.child_behaviours)
-    if claim.kind in ("function", "reset_value", "no_reset", "latch", "enable", "count_range"):
+    if claim.kind in ("function", "reset_value", "no_reset", "latch", "enable", "count_range", "data_path"):
         return _check_netlist_claim(claim, facts, scope.behaviour)
     raise ValueError(f"unknown claim kind {claim.kind!r}")
 
@@ -288,6 +295,13 @@ def _check_netlist_claim(claim: Claim, facts: ModuleFacts, behaviour: Behaviour 
             and all(reset.signal != signal for reset in behaviour.netlist.resets) and any(
             (enable.register, enable.signal, enable.active_high) == (*claim.names, claim.value == "high")
             for enable in behaviour.enables)
+    if claim.kind == "data_path":  # from an input port: all of it loaded, or one bit shifted in
+        register, source = claim.names
+        width = 1 if claim.value != "load" else next((path.width for path in behaviour.data_paths
+                                                      if path.register == register), None)
+        return any(port.name == source and port.direction == "input" and port.width == width for port in facts.ports) \
+            and any((path.register, path.source, path.shift or "load") == (register, source, claim.value)
+                    for path in behaviour.data_paths)
     if claim.kind == "count_range":
         found = behaviour.count_ranges.get(claim.names[0])
         return found is not None and claim_value(found) == claim.value

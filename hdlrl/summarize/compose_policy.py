@@ -21,8 +21,8 @@ from hdlrl.summarize.prompt import format_document
 from hdlrl.summarize.claims import Scope, check, sentence_claims, sentences
 from hdlrl.summarize.document import Document
 from hdlrl.summarize.behaviour import Behaviour
-from hdlrl.summarize.spec_sentences import (count_sentences, enable_sentences, function_sentences, reset_sentences,
-                                            what_it_is)
+from hdlrl.summarize.spec_sentences import (count_sentences, data_path_sentences, enable_sentences, function_sentences,
+                                            reset_sentences, what_it_is)
 
 LEVELS = ("brief", "standard", "detailed")
 PHRASINGS = ("joined", "split")
@@ -157,7 +157,9 @@ def module_candidates(facts: ModuleFacts, document: Document, behaviour: Behavio
     gist = [sentences(text)[0] for text in document.blocks if text]
     functions = function_sentences(behaviour)
     spec = [*functions, overview] if facts.combinational else [overview, *functions]
-    spec += reset_sentences(facts, behaviour) + enable_sentences(facts, behaviour) + count_sentences(facts, behaviour)
+    spec += [sentence for sentence in data_path_sentences(facts, behaviour) if sentence not in overview]
+    spec += reset_sentences(facts, behaviour)
+    spec += enable_sentences(facts, behaviour) + count_sentences(facts, behaviour)
     candidates = []
     for style in ("list", "sentence"):
         interface = _interface(facts, style)

@@ -96,6 +96,8 @@ def salient_module_facts(facts: ModuleFacts, behaviour: Behaviour | None = None)
         netlist_claims += [Claim("enable", (enable.register, enable.signal), "high" if enable.active_high else "low")
                            for enable in behaviour.enables]
         netlist_claims += [Claim("count_range", (name,), claim_value(found)) for name, found in behaviour.count_ranges.items()]
+        netlist_claims += [Claim("data_path", (path.register, path.source), path.shift or "load")
+                           for path in behaviour.data_paths]
         netlist_claims += [Claim("latch", (latch.name,)) for latch in behaviour.netlist.latches] if behaviour.netlist else []
         claims += [claim for claim in dict.fromkeys([*netlist_claims, Claim("no_reset")])
                    if check(claim, Scope(facts, behaviour=behaviour))]

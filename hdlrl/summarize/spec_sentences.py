@@ -10,7 +10,7 @@ the netlist's claims again in simulation. Identifiers appear only in backticks.
 from __future__ import annotations
 
 from hdlrl.hdl.facts import ModuleFacts
-from hdlrl.summarize.behaviour import Behaviour, ResetValue
+from hdlrl.summarize.behaviour import Behaviour, DataPath, ResetValue
 from hdlrl.summarize.claims import Claim, Scope, check
 from hdlrl.summarize.counting import stimulus
 
@@ -50,12 +50,44 @@ def what_it_is(facts: ModuleFacts, behaviour: Behaviour | None) -> str:
     if facts.state_machines:
         machine = facts.state_machines[0]
         return f"`{facts.name}` is a state machine with {len(machine.states)} states in `{machine.register}`{clocked}."
+    paths = checked_data_paths(facts, behaviour)
+    shifts = [path for path in paths if path.shift]
+    if paths and not facts.counters:  # the noun and the path that makes it true, in one sentence
+        path = (shifts or paths)[0]
+        noun = f"{path.width}-bit shift register" if path.shift else "D flip-flop" if path.width == 1 else (
+            f"{path.width}-bit register")
+        return f"`{facts.name}` is {_article(noun)} {noun}: {data_path_sentences(facts, behaviour, [path])[0]}"
     if facts.counters:
         counter = facts.counters[0]
         width = facts.widths.get(counter.signal)
         sized = f"{width}-bit " if width else ""
         return f"`{facts.name}` is {_article(sized or 'a')} {sized}{counter.direction} counter `{counter.signal}`{clocked}."
     return f"`{facts.name}` is a sequential module{clocked}."
+
+
+def checked_data_paths(facts: ModuleFacts, behaviour: Behaviour | None) -> list[DataPath]:
+    """The netlist's data paths whose claim the facts verify (the source an input port of the right width)."""
+    return [path for path in (behaviour.data_paths if behaviour is not None else ())
+            if check(data_path_claim(path), Scope(facts, behaviour=behaviour))]
+
+
+def data_path_claim(path: DataPath) -> Claim:
+    return Claim("data_path", (path.register, path.source), path.shift or "load")
+
+
+def data_path_sentences(facts: ModuleFacts, behaviour: Behaviour | None, paths: list[DataPath] | None = None,
+                        ) -> list[str]:
+    """What each register (of `paths`, else every checked one) loads on a clock edge: an input whole,
+    or one bit shifted in."""
+    edge = _clock_phrase(facts).replace(" clocked on the", " at each") if facts.clocks else ""
+    out = []
+    for path in checked_data_paths(facts, behaviour) if paths is None else paths:
+        if path.shift is None:
+            out.append(f"`{path.register}` takes the value of `{path.source}`{edge}.")
+        else:
+            end = 0 if path.shift == "left" else path.width - 1
+            out.append(f"`{path.register}` shifts {path.shift} by one bit{edge}, taking `{path.source}` into bit {end}.")
+    return out
 
 
 def _value_clause(values: list[ResetValue]) -> str:
