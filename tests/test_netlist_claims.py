@@ -13,7 +13,9 @@ from hdlrl.summarize.behaviour import module_behaviour
 from hdlrl.summarize.claims import Claim, Scope, check, sentence_claims
 from hdlrl.summarize.count_evidence import CountEvidence
 from hdlrl.summarize.data_evidence import DataPathEvidence
+from hdlrl.summarize.document import Document
 from hdlrl.summarize.enable_evidence import EnableEvidence
+from hdlrl.summarize.prompt import SummaryState, summary_user_prompt
 from hdlrl.summarize.function_evidence import FunctionEvidence
 from hdlrl.summarize.reset_evidence import ResetEvidence
 from hdlrl.summarize.spec_sentences import (count_sentences, data_path_sentences, enable_sentences, function_sentences,
@@ -182,3 +184,13 @@ def test_what_it_is_tells_a_latch_and_a_module_without_reset(modules: dict) -> N
     _, facts, behaviour = modules["shifter"]
     assert reset_sentences(facts, behaviour) == ["There is no reset."]
     assert check(Claim("no_reset"), Scope(facts, behaviour=behaviour))
+
+
+def test_a_language_model_is_shown_the_netlist_behaviour(modules: dict) -> None:
+    module, facts, behaviour = modules["count9"]
+    state = SummaryState(module.name, module.source, facts, "single_shot", Document("", ()), behaviour=behaviour)
+    prompt = summary_user_prompt(state)
+    assert "Behaviour read from the netlist" in prompt
+    assert "- It has an active-low asynchronous reset `rst_n`, which sets `c` to 9." in prompt
+    assert "Behaviour read from the netlist" not in summary_user_prompt(
+        SummaryState(module.name, module.source, facts, "single_shot", Document("", ())))

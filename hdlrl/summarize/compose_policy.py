@@ -21,8 +21,7 @@ from hdlrl.summarize.prompt import format_document
 from hdlrl.summarize.claims import Scope, check, sentence_claims, sentences
 from hdlrl.summarize.document import Document
 from hdlrl.summarize.behaviour import Behaviour
-from hdlrl.summarize.spec_sentences import (count_sentences, data_path_sentences, enable_sentences, function_sentences,
-                                            reset_sentences, what_it_is)
+from hdlrl.summarize.spec_sentences import spec_opening, what_it_is
 
 LEVELS = ("brief", "standard", "detailed")
 PHRASINGS = ("joined", "split")
@@ -155,11 +154,7 @@ def module_candidates(facts: ModuleFacts, document: Document, behaviour: Behavio
     overview = what_it_is(facts, behaviour)
     behaviours = [f"It uses {_phrases(facts.behaviours)}."] if facts.behaviours else []
     gist = [sentences(text)[0] for text in document.blocks if text]
-    functions = function_sentences(behaviour)
-    spec = [*functions, overview] if facts.combinational else [overview, *functions]
-    spec += [sentence for sentence in data_path_sentences(facts, behaviour) if sentence not in overview]
-    spec += reset_sentences(facts, behaviour)
-    spec += enable_sentences(facts, behaviour) + count_sentences(facts, behaviour)
+    spec = spec_opening(facts, behaviour)
     candidates = []
     for style in ("list", "sentence"):
         interface = _interface(facts, style)

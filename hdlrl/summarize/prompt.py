@@ -3,8 +3,8 @@
 The prompt holds what a checkable summary needs: the module's Verilog, the facts read from
 its AST (`hdlrl.hdl.facts`: ports with widths, parameters, clocks, resets, registers, the
 blocks numbered as the search numbers them, state machines, counters, memories, instances),
-the summaries of the modules it instantiates, the document so far and the one edit the
-search asks for. The rules are those the claim checker (`hdlrl.summarize.claims`) reads by:
+the behaviour read from its netlist (`hdlrl.summarize.spec_sentences`), the summaries of the
+modules it instantiates, the document so far and the one edit the search asks for. The rules are those the claim checker (`hdlrl.summarize.claims`) reads by:
 identifiers in backticks and only those of the code, widths as "N bits", prose without code.
 
 A whole document (the single shot) is written as one `Module:` line and one `Block N:` line
@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from hdlrl.hdl.facts import BlockFacts, ModuleFacts
 from hdlrl.summarize.behaviour import Behaviour
+from hdlrl.summarize.spec_sentences import spec_opening
 from hdlrl.summarize.document import Document
 
 SUMMARY_SYSTEM_PROMPT = (
@@ -153,6 +154,9 @@ def summary_user_prompt(state: SummaryState) -> str:
         f"Module `{state.module}`:\n```verilog\n{state.source.rstrip()}\n```",
         f"Facts read from the code:\n{facts_text(state.facts)}",
     ]
+    if state.behaviour is not None and state.behaviour.netlist is not None:
+        sections.append("Behaviour read from the netlist (a summary may say it; each is checked again in simulation):\n"
+                        + "\n".join(f"- {sentence}" for sentence in spec_opening(state.facts, state.behaviour)))
     if state.children:
         sections.append("Summaries of the modules it instantiates:\n"
                         + "\n".join(f"- `{module}`: {summary}" for module, summary in state.children.items()))

@@ -143,3 +143,13 @@ def count_sentences(facts: ModuleFacts, behaviour: Behaviour | None) -> list[str
     low = [name for name, value in held.items() if value == 0]
     condition = f"With {_listed(low)} low, " if 0 < len(low) <= 3 else "With every other input low, " if low else ""
     return [condition + found.sentence() for found in behaviour.count_ranges.values()]
+
+
+def spec_opening(facts: ModuleFacts, behaviour: Behaviour | None) -> list[str]:
+    """What the module is (a combinational module's functions first), what its registers load, its
+    resets, enables and counter ranges: the sentences a spec opens with, each one checkable."""
+    overview, functions = what_it_is(facts, behaviour), function_sentences(behaviour)
+    opening = [*functions, overview] if facts.combinational else [overview, *functions]
+    opening += [sentence for sentence in data_path_sentences(facts, behaviour) if sentence not in overview]
+    return opening + reset_sentences(facts, behaviour) + enable_sentences(facts, behaviour) + count_sentences(
+        facts, behaviour)
