@@ -12,6 +12,7 @@ from hdlrl.hdl.sources import read_source
 from hdlrl.summarize.behaviour import module_behaviour
 from hdlrl.summarize.claims import Claim, Scope, check, sentence_claims
 from hdlrl.summarize.count_evidence import CountEvidence
+from hdlrl.summarize.counting import claim_value, range_of
 from hdlrl.summarize.data_evidence import DataPathEvidence
 from hdlrl.summarize.document import Document
 from hdlrl.summarize.enable_evidence import EnableEvidence
@@ -194,3 +195,19 @@ def test_a_language_model_is_shown_the_netlist_behaviour(modules: dict) -> None:
     assert "- It has an active-low asynchronous reset `rst_n`, which sets `c` to 9." in prompt
     assert "Behaviour read from the netlist" not in summary_user_prompt(
         SummaryState(module.name, module.source, facts, "single_shot", Document("", ())))
+
+
+@pytest.mark.parametrize("trace, width, expected", [
+    ([0, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 0], 3, "up 0 5 0"),  # a modulo-6 counter
+    ([9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9], 4, "up 0 15 0"),  # the natural wrap, from 9
+    ([7, 6, 5, 4, 4, 4, 4], 3, "down 7 4 stays"),  # saturates
+    ([0, 1, 0, 1, 0, 1], 4, "up 0 1 0"),
+    ([0, 0, 1, 3, 2, 6, 7, 5, 4, 12, 13, 15, 14, 10, 11, 9, 8, 0, 1], 4, None),  # a Gray code is no count
+    ([0, 1, 2, 3, 4, 5, 0, 1, 2, 7, 4, 5, 0], 3, None),  # breaks its cycle
+    ([1, 2, 4, 8, 1, 2, 4, 8], 4, None),  # a ring
+    ([3, 3, 3, 3], 2, None),
+])
+def test_a_count_range_is_a_run_of_steps_that_stays_or_repeats(trace: list[int], width: int, expected: str | None,
+                                                             ) -> None:
+    found = range_of("c", trace, width)
+    assert (claim_value(found) if found else None) == expected

@@ -41,8 +41,9 @@ class CountRange:
 
 def range_of(register: str, trace: list[int | None], width: int) -> CountRange | None:
     """The range a trace shows, by steps of one from its first settled value to the value whose
-    successor is no step on or was seen before; a wrapping counter starts where it wraps to.
-    None when it never turns (or never counts)."""
+    successor is no step on or was seen before; then it stays there, or wraps and repeats from
+    where it wrapped to (the range's start), every value after the turn on that cycle. None when
+    it never turns, or does anything else (a Gray code, a shift)."""
     modulus = 1 << width
     values = [value for value in trace if value is not None]
     while len(values) > 1 and values[0] == values[1]:
@@ -63,7 +64,12 @@ def range_of(register: str, trace: list[int | None], width: int) -> CountRange |
         return CountRange(register, direction, *((0, top, 0) if step == 1 else (top, 0, top)))
     if all(value == end for value in rest):
         return CountRange(register, direction, values[0], end, None)
-    return CountRange(register, direction, rest[0], end, rest[0]) if rest[0] != end else None
+    start = rest[0]
+    cycle = [(start + offset * (1 if step == 1 else -1)) % modulus for offset in range((end - start) * (
+        1 if step == 1 else -1) % modulus + 1)]  # start, one step on, ..., end
+    periodic = all(value == cycle[index % len(cycle)] for index, value in enumerate(rest))
+    return CountRange(register, direction, start, end, start) if periodic and set(values[:index + 1]) <= set(
+        cycle) and start != end else None
 
 
 def stimulus(facts: ModuleFacts, netlist: NetlistFacts) -> tuple[dict[str, bool], dict[str, int]]:
@@ -105,10 +111,10 @@ def yosys_traces(runner: ToolRunner, source: str, facts: ModuleFacts, netlist: N
               f"sim -clock clk -reset rst -rstlen {RESET_CYCLES} -n {cycles} -vcd trace.vcd"]
     run = runner.run([require_tool("yosys").path, "-q", "-p", "; ".join(script)])
     vcd = runner.scratch / "trace.vcd"
-    return _vcd_values(vcd.read_text(), set(registers)) if run.ok and vcd.is_file() else {}
+    return _vcd_values(vcd.read_text(), list(registers)) if run.ok and vcd.is_file() else {}
 
 
-def _vcd_values(text: str, registers: set[str]) -> dict[str, list[int | None]]:
+def _vcd_values(text: str, registers: list[str]) -> dict[str, list[int | None]]:
     """The registers of scope `dut` at each rising edge of the top's `clk`, in a VCD of `sim`."""
     scopes: list[str] = []
     codes: dict[str, str] = {}

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from hdlrl.config import Weight
-from hdlrl.hdl.facts import BlockFacts, ModuleFacts
+from hdlrl.hdl.facts import BlockFacts, ModuleFacts, Reset
 from hdlrl.summarize.behaviour import Behaviour, function_claim
 from hdlrl.summarize.counting import claim_value
 from hdlrl.summarize.claims import Claim, Scope, check, hallucination, sentence_claims, sentences
@@ -62,9 +62,7 @@ def salient_block_facts(block: BlockFacts, behaviour: Behaviour | None = None) -
     if block.clock:
         claims.append(Claim("clock", (block.clock[0],), block.clock[1]))
     if block.reset and (behaviour is None or behaviour.confirms_reset(block.reset.signal)):
-        polarity = "active-low" if block.reset.active_low else "active-high"
-        timing = "asynchronous" if block.reset.asynchronous else "synchronous"
-        claims.append(Claim("reset", (block.reset.signal,), f"{polarity} {timing}"))
+        claims.append(reset_claim(block.reset))
     if block.state_machine:
         machine = block.state_machine
         claims.append(Claim("state_machine", (machine.register,), str(len(machine.states))))
@@ -75,6 +73,12 @@ def salient_block_facts(block: BlockFacts, behaviour: Behaviour | None = None) -
         claims.append(Claim("identifier", (block.name,)))
     claims += [Claim("behaviour", (), kind) for kind in block.behaviours]
     return tuple(claims)
+
+
+def reset_claim(reset: Reset) -> Claim:
+    """The claim that states a reset: its signal, polarity and timing."""
+    polarity = "active-low" if reset.active_low else "active-high"
+    return Claim("reset", (reset.signal,), f"{polarity} {'asynchronous' if reset.asynchronous else 'synchronous'}")
 
 
 def salient_module_facts(facts: ModuleFacts, behaviour: Behaviour | None = None) -> tuple[Claim, ...]:
