@@ -27,6 +27,7 @@ from hdlrl.summarize.counting import claim_value
 _ID = r"`(?P<{0}>[A-Za-z_][A-Za-z0-9_$]*)(?:\[(?P<{0}_msb>\d+):(?P<{0}_lsb>\d+)\])?`"
 _ANY_ID = re.compile(_ID.format("name"))
 _ANY_ID_NAME = re.compile(r"`([^`]+)`")
+_SIMPLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
 _LIST_ITEM = rf"{_ID.format('item')}(?:\s*\((?P<note>[^)]*)\))?"
 _BITS_NOTE = re.compile(r"^(\d+)[- ]bits?\b")
 _DEFAULT_NOTE = re.compile(r"^(?:default\s+)?(\d+)$")
@@ -282,10 +283,10 @@ def check(claim: Claim, scope: Scope) -> bool:
 
 
 def _check_netlist_claim(claim: Claim, facts: ModuleFacts, behaviour: Behaviour | None) -> bool:
-    """A claim about behaviour holds only where the netlist was read and says so; "no reset" also
-    needs the text to show none."""
-    if behaviour is None or behaviour.netlist is None:
-        return False
+    """A claim about behaviour holds only where the netlist was read and says so ("no reset": no
+    flip-flop has one, whatever the text reads as a reset)."""
+    if behaviour is None or behaviour.netlist is None or not all(map(_SIMPLE_NAME.fullmatch, claim.names)):
+        return False  # a name like `taps[0]` is no identifier the summary's claims can carry
     if claim.kind == "function":
         function = behaviour.functions.get(claim.names[0])
         return function is not None and function_claim(function) == (claim.value, claim.names[1:])
@@ -311,7 +312,7 @@ def _check_netlist_claim(claim: Claim, facts: ModuleFacts, behaviour: Behaviour 
         return any(reset.signal == claim.names[0] for reset in facts.resets) and any(
             (value.signal, value.register, str(value.value)) == (*claim.names, claim.value)
                    for value in behaviour.reset_values)
-    return behaviour.stores and not facts.resets and not any(register.resets for register in behaviour.netlist.registers)
+    return behaviour.stores and not any(register.resets for register in behaviour.netlist.registers)
 
 
 def hallucination(claim: Claim, verified: bool) -> str | None:

@@ -47,6 +47,10 @@ def what_it_is(facts: ModuleFacts, behaviour: Behaviour | None) -> str:
     if facts.combinational:
         return f"`{facts.name}` is purely combinational, with no clock or reset."
     clocked = _clock_phrase(facts)
+    sized = [memory for memory in facts.memories if memory.depth and memory.width]
+    if sized:
+        memory = sized[0]
+        return f"`{facts.name}` is a memory `{memory.name}` of {memory.depth} words of {memory.width} bits{clocked}."
     if facts.state_machines:
         machine = facts.state_machines[0]
         return f"`{facts.name}` is a state machine with {len(machine.states)} states in `{machine.register}`{clocked}."
@@ -96,12 +100,12 @@ def _value_clause(values: list[ResetValue]) -> str:
 
 
 def reset_sentences(facts: ModuleFacts, behaviour: Behaviour | None) -> list[str]:
-    """Each reset with its polarity, timing and the values it sets; "There is no reset." where
-    neither the text nor the netlist shows one."""
+    """Each reset the netlist confirms, with its polarity, timing and the values it sets; "There is
+    no reset." where no flip-flop of the netlist has one."""
     if facts.combinational:
         return []
-    if not facts.resets:
-        return ["There is no reset."] if behaviour is not None and behaviour.stores else []
+    if check(Claim("no_reset"), Scope(facts, behaviour=behaviour)):
+        return ["There is no reset."]
     values = behaviour.reset_values if behaviour is not None else ()
     out = []
     for reset in facts.resets:
