@@ -44,7 +44,7 @@ from hdlrl.summarize.data_evidence import DataPathEvidence
 from hdlrl.summarize.enable_evidence import EnableEvidence
 from hdlrl.summarize.function_evidence import FunctionEvidence
 from hdlrl.summarize.reset_evidence import Evidence, ResetEvidence
-from hdlrl.summarize.rewards import reset_claim, salient_module_facts, score_document
+from hdlrl.summarize.rewards import reset_claim, salient_behaviour_facts, score_document
 from hdlrl.summarize.search import SummarySearch
 
 HDL_SUFFIXES = (".v", ".sv", ".vh", ".svh")
@@ -153,7 +153,7 @@ def summarize_module(module: Module, policy: Policy, flow: SummarizeFlow,
             return bool(judge and judge(claim).status == "verified")
         return None
 
-    for claim in [*salient_module_facts(facts, behaviour), *map(reset_claim, facts.resets)]:
+    for claim in [*salient_behaviour_facts(facts, behaviour), *map(reset_claim, facts.resets)]:
         independent(claim)  # simulated before the search, so that its time limit is spent on the search alone
 
     def score(document):

@@ -81,9 +81,8 @@ def reset_claim(reset: Reset) -> Claim:
     return Claim("reset", (reset.signal,), f"{polarity} {'asynchronous' if reset.asynchronous else 'synchronous'}")
 
 
-def salient_module_facts(facts: ModuleFacts, behaviour: Behaviour | None = None) -> tuple[Claim, ...]:
-    """What the module summary should state: its interface, parameters and memories; and from the
-    netlist, each output's standard function, the reset values, or that nothing resets."""
+def salient_module_facts(facts: ModuleFacts) -> tuple[Claim, ...]:
+    """What the module summary should state of its interface: ports, parameters and memories."""
     claims: list[Claim] = []
     for port in facts.ports:
         claims.append(Claim("direction", (port.name,), port.direction))
@@ -92,20 +91,24 @@ def salient_module_facts(facts: ModuleFacts, behaviour: Behaviour | None = None)
     claims += [Claim("parameter", (name,), "" if value is None else str(value))
                for name, value in facts.parameters.items() if name not in facts.local_parameters]
     claims += [Claim("memory", (memory.name,), f"{memory.depth}x{memory.width or ''}") for memory in facts.memories]
-    if behaviour is not None:
-        netlist_claims = [Claim("function", (output, *names), text) for output, function
-                          in behaviour.stated_functions.items() for text, names in [function_claim(function)]]
-        netlist_claims += [Claim("reset_value", (value.signal, value.register), str(value.value))
-                           for value in behaviour.reset_values]
-        netlist_claims += [Claim("enable", (enable.register, enable.signal), "high" if enable.active_high else "low")
-                           for enable in behaviour.enables]
-        netlist_claims += [Claim("count_range", (name,), claim_value(found)) for name, found in behaviour.count_ranges.items()]
-        netlist_claims += [Claim("data_path", (path.register, path.source), path.shift or "load")
-                           for path in behaviour.data_paths]
-        netlist_claims += [Claim("latch", (latch.name,)) for latch in behaviour.netlist.latches] if behaviour.netlist else []
-        claims += [claim for claim in dict.fromkeys([*netlist_claims, Claim("no_reset")])
-                   if check(claim, Scope(facts, behaviour=behaviour))]
     return tuple(claims)
+
+
+def salient_behaviour_facts(facts: ModuleFacts, behaviour: Behaviour | None) -> tuple[Claim, ...]:
+    """What the module summary should state of its behaviour, from the netlist: each output's standard
+    function, what registers load, reset values, enables, counter ranges, latches, or that nothing resets."""
+    if behaviour is None or behaviour.netlist is None:
+        return ()
+    claims = [Claim("function", (output, *names), text) for output, function
+              in behaviour.stated_functions.items() for text, names in [function_claim(function)]]
+    claims += [Claim("data_path", (path.register, path.source), path.shift or "load") for path in behaviour.data_paths]
+    claims += [Claim("reset_value", (value.signal, value.register), str(value.value)) for value in behaviour.reset_values]
+    claims += [Claim("enable", (enable.register, enable.signal), "high" if enable.active_high else "low")
+               for enable in behaviour.enables]
+    claims += [Claim("count_range", (name,), claim_value(found)) for name, found in behaviour.count_ranges.items()]
+    claims += [Claim("latch", (latch.name,)) for latch in behaviour.netlist.latches]
+    return tuple(claim for claim in dict.fromkeys([*claims, Claim("no_reset")])
+                 if check(claim, Scope(facts, behaviour=behaviour)))
 
 
 def _checked(text: str, scope: Scope,
@@ -132,11 +135,10 @@ def _covered(wanted: tuple[Claim, ...], stated: set[Claim]) -> float:
 
 def local_content_adequacy(facts: ModuleFacts, module_stated: set[Claim], block_stated: list[set[Claim]],
                            behaviour: Behaviour | None = None) -> float:
-    """LCA = mean over the interface and each block with salient facts of the fraction stated (verified)."""
-    fractions = []
-    interface = salient_module_facts(facts, behaviour)
-    if interface:
-        fractions.append(_covered(interface, module_stated))
+    """LCA = mean, over the interface, the netlist's behaviour and each block with salient facts, of the
+    fraction stated (verified); the interface and the behaviour by the module summary."""
+    fractions = [_covered(wanted, module_stated) for wanted in (salient_module_facts(facts),
+                                                                salient_behaviour_facts(facts, behaviour)) if wanted]
     for block, stated in zip(facts.blocks, block_stated, strict=True):
         wanted = salient_block_facts(block, behaviour)
         if wanted:
