@@ -11,6 +11,7 @@ from hdlrl.hdl.facts import module_facts
 from hdlrl.hdl.sources import read_source
 from hdlrl.summarize.behaviour import module_behaviour
 from hdlrl.summarize.claims import Claim, Scope, check, sentence_claims
+from hdlrl.summarize.compose_policy import compress_candidates
 from hdlrl.summarize.count_evidence import CountEvidence
 from hdlrl.summarize.counting import claim_value, range_of
 from hdlrl.summarize.data_evidence import DataPathEvidence
@@ -211,3 +212,16 @@ def test_a_count_range_is_a_run_of_steps_that_stays_or_repeats(trace: list[int],
                                                              ) -> None:
     found = range_of("c", trace, width)
     assert (claim_value(found) if found else None) == expected
+
+
+def test_the_search_offers_the_summary_without_its_unverified_sentences(modules: dict) -> None:
+    module, facts, behaviour = modules["count9"]
+    wrong = "It has an active-low asynchronous reset `rst_n`, which sets `c` to 0."
+    summary = f"`count9` is a sequential module clocked on the rising edge of `clk`. {wrong}"
+    document = Document(summary, tuple("" for _ in facts.blocks))
+    unverified = tuple(claim for claim in sentence_claims(wrong) if not check(claim, Scope(facts, behaviour=behaviour)))
+    assert unverified == (Claim("reset_value", ("rst_n", "c"), "0"),)
+    assert summary.replace(f" {wrong}", "") in compress_candidates(facts, document, unverified)
+    state = SummaryState(module.name, module.source, facts, "compress", document, behaviour=behaviour,
+                         unverified=unverified)
+    assert "- reset_value rst_n, c 0" in summary_user_prompt(state)

@@ -115,11 +115,15 @@ class Behaviour:
         if self.netlist is None:
             return ()
         names = [register.name for register in self.netlist.registers]
+        resets = {signal.signal for signal in self.netlist.resets if signal.module_input}
         found = []
         for register in self.netlist.registers:
             data, width = register.data, register.width
             if names.count(register.name) != 1 or register.bits != tuple(range(width)) or None in data:
                 continue
+            if any(reset.signal not in resets for reset in register.resets) or any(
+                    enable.signal is None for enable in register.enables):
+                continue  # it loads only under conditions a bench cannot name (a preset from logic, a decoded enable)
             sources = {name for name, _ in data}
             if len(sources) == 1 and [position for _, position in data] == list(range(width)):
                 found.append(DataPath(register.name, data[0][0], None, width))

@@ -296,8 +296,12 @@ def _check_netlist_claim(claim: Claim, facts: ModuleFacts, behaviour: Behaviour 
             and all(reset.signal != signal for reset in behaviour.netlist.resets) and any(
             (enable.register, enable.signal, enable.active_high) == (*claim.names, claim.value == "high")
             for enable in behaviour.enables)
-    if claim.kind == "data_path":  # from an input port: all of it loaded, or one bit shifted in
+    if claim.kind == "data_path":  # from an input port: all of it loaded, or one bit shifted in, enabled by inputs
         register, source = claim.names
+        bits = {port.name for port in facts.ports if port.direction == "input" and port.width == 1}
+        if any(enable.signal not in bits for each in behaviour.netlist.registers if each.name == register
+               for enable in each.enables):
+            return False
         width = 1 if claim.value != "load" else next((path.width for path in behaviour.data_paths
                                                       if path.register == register), None)
         return any(port.name == source and port.direction == "input" and port.width == width for port in facts.ports) \

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from hdlrl.hdl.facts import BlockFacts, ModuleFacts
 from hdlrl.summarize.behaviour import Behaviour
+from hdlrl.summarize.claims import Claim
 from hdlrl.summarize.spec_sentences import spec_opening
 from hdlrl.summarize.document import Document
 
@@ -162,6 +163,10 @@ def summary_user_prompt(state: SummaryState) -> str:
                         + "\n".join(f"- `{module}`: {summary}" for module, summary in state.children.items()))
     if state.document.text:
         sections.append(f"The summary so far:\n{format_document(state.document)}")
+    if state.unverified:
+        sections.append("Claims of the summary so far that the checker could not verify (leave them out):\n"
+                        + "\n".join(f"- {claim.kind} {', '.join(claim.names)} {claim.value}".rstrip()
+                                     for claim in state.unverified))
     sections += [instruction(state), RULES]
     return "\n\n".join(sections)
 
@@ -181,6 +186,7 @@ class SummaryState:
     child_behaviours: tuple[str, ...] = ()  # behaviours the children's summaries establish
     state_id: str = ""
     behaviour: Behaviour | None = None  # the netlist's facts, where Yosys read the module alone
+    unverified: tuple[Claim, ...] = ()  # claims of the document so far that the checker did not verify
 
     def messages(self) -> list[dict[str, str]]:
         return [{"role": "system", "content": SUMMARY_SYSTEM_PROMPT},

@@ -93,8 +93,12 @@ class SummarySearch:
         self._rollouts = 0
 
     def state(self, action: str, document: Document, block: int | None = None) -> SummaryState:
+        """What the policy sees, with the claims of the document so far that the checker did not verify."""
+        scores = self.score(document) if document.text else None
+        unverified = tuple(dict.fromkeys(claim for claim, verified in zip(scores.claims, scores.verified)
+                                         if not verified)) if scores else ()
         return SummaryState(self.module, self.source, self.facts, action, document, block, self.children,
-                            self.child_behaviours, behaviour=self.behaviour)
+                            self.child_behaviours, behaviour=self.behaviour, unverified=unverified)
 
     def score(self, document: Document) -> Scores:
         if document not in self._scores:
