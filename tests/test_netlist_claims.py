@@ -133,7 +133,7 @@ def test_written_sentences_read_back_and_are_verified_twice(modules: dict) -> No
     assert written["loadreg"] == ["`q` changes only while `load` is high; with `load` low it holds its value."]
     assert written["sat12"] == ["With `go` low, `c` counts up from 0 to 12, then stays at 12."]
     assert written["mod6"] == ["`c` counts up from 0 to 5, then wraps to 0."]
-    assert written["shifter"] == ["`shifter` is a 4-bit shift register: `stages` shifts left by one bit at each rising "
+    assert written["shifter"] == ["`shifter` contains a 4-bit shift register: `stages` shifts left by one bit at each rising "
                                   "edge of `clk`, taking `si` into bit 0."]
     assert written["shift_right"] == ["`r` shifts right by one bit at each rising edge of `clk`, taking `sin` into bit 5."]
     assert written["dff_en"] == ["`dff_en` is a 4-bit register: `q` takes the value of `d` at each rising edge of `clk`."]

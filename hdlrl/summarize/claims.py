@@ -44,7 +44,7 @@ _CLOCK = re.compile(rf"\b(?:(?P<word>rising|falling|positive|negative)\s+edges?\
 _RESET = re.compile(rf"\b(?P<polarity>active[- ](?:low|high))(?:,?\s+(?P<timing>synchronous|asynchronous))?\s+reset"
                     rf"\s+(?:input\s+|signal\s+)?{_ID.format('name')}", re.IGNORECASE)
 _REGISTERS = re.compile(rf"\bregisters?\b\s*(?P<list>{_LIST})", re.IGNORECASE)
-_COUNTER = re.compile(rf"{_ID.format('name')}\s+counts\s+(?P<direction>up|down)\b|\b(?P<direction2>up|down)[- ]counter\s+"
+_COUNTER = re.compile(rf"{_ID.format('name')}\s+counts\s+(?P<direction>up|down)\b|\b(?P<direction2>up/down|up|down)[- ]counter\s+"
                       rf"{_ID.format('name2')}", re.IGNORECASE)
 _STATE_MACHINE = re.compile(rf"\bstate machine\b(?:\s+with\s+(?P<count>\d+)\s+states)?[^.`]*?"
                             rf"(?:\bin|\bon|\bregister)\s+{_ID.format('name')}", re.IGNORECASE)
@@ -161,7 +161,8 @@ def sentence_claims(sentence: str) -> tuple[Claim, ...]:
     for match in _COUNTER.finditer(sentence):
         name = match.group("name") or match.group("name2")
         if not any(claim.names[0] == name for claim in ranges):  # a range says more, and is checked apart
-            claims.append(Claim("counter", (name,), (match.group("direction") or match.group("direction2")).lower()))
+            directions = (match.group("direction") or match.group("direction2")).lower().split("/")
+            claims += [Claim("counter", (name,), direction) for direction in directions]
     claims += ranges
     for match in _STATE_MACHINE.finditer(sentence):
         claims.append(Claim("state_machine", (match.group("name"),), match.group("count") or ""))

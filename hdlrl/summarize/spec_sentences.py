@@ -60,12 +60,16 @@ def what_it_is(facts: ModuleFacts, behaviour: Behaviour | None) -> str:
         path = (shifts or paths)[0]
         noun = f"{path.width}-bit shift register" if path.shift else "D flip-flop" if path.width == 1 else (
             f"{path.width}-bit register")
-        return f"`{facts.name}` is {_article(noun)} {noun}: {data_path_sentences(facts, behaviour, [path])[0]}"
+        outputs = {port.name for port in facts.ports if port.direction == "output"}
+        verb = "is" if path.register in outputs else "contains"  # an edge detector is no flip-flop; it holds one
+        return f"`{facts.name}` {verb} {_article(noun)} {noun}: {data_path_sentences(facts, behaviour, [path])[0]}"
     if facts.counters:
         counter = facts.counters[0]
+        directions = {each.direction for each in facts.counters if each.signal == counter.signal}
         width = facts.widths.get(counter.signal)
-        sized = f"{width}-bit " if width else ""
-        return f"`{facts.name}` is {_article(sized or 'a')} {sized}{counter.direction} counter `{counter.signal}`{clocked}."
+        kind = f"{width}-bit " if width else ""
+        kind += "up/down" if len(directions) > 1 else counter.direction
+        return f"`{facts.name}` is {_article(kind)} {kind} counter `{counter.signal}`{clocked}."
     return f"`{facts.name}` is a sequential module{clocked}."
 
 
