@@ -377,15 +377,16 @@ def _state_machines(runner: ToolRunner, sources: list[Path], top: str, elaborate
     return tuple(sorted(machines, key=lambda machine: [*candidates, machine.register].index(machine.register)))
 
 
-def netlist_facts(sources: list[Path], top: str, runner: ToolRunner, include_dirs: Iterable[Path] = ()) -> NetlistFacts:
-    """The registers, latches, resets and state machines of `top`, read from Yosys's netlist."""
+def netlist_facts(sources: list[Path], top: str, runner: ToolRunner, include_dirs: Iterable[Path] = (),
+                  state_machines: bool = True) -> NetlistFacts:
+    """The registers, latches, resets and (unless not asked for) state machines of `top`, from Yosys's netlist."""
     commands = [*_read_sources(runner, sources, include_dirs), f"hierarchy -check -top {top}", "proc", "flatten",
                 "opt_expr -mux_bool", "opt_clean", "design -save elaborated", "opt_dff", "opt_clean",
                 "write_json netlist_registers.json", "design -load elaborated", "opt -nodffe -nosdff"]
     elaborated = _yosys(runner, sources, commands, top, "netlist_elaborated.json")
     netlist = _Netlist(json.loads((runner.scratch / "netlist_registers.json").read_text())["modules"][top])
     registers, latches = _read_storage(netlist)
-    machines = _state_machines(runner, sources, top, elaborated, registers)
+    machines = _state_machines(runner, sources, top, elaborated, registers) if state_machines else ()
     return NetlistFacts(top, registers, latches, _reset_signals(netlist, registers), machines)
 
 

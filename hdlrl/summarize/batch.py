@@ -141,6 +141,7 @@ def summarize_module(module: Module, policy: Policy, flow: SummarizeFlow,
     simulated = {"function": functions, "enable": enables, "count_range": counts, "data_path": data_paths}
     reset_values = {(value.signal, value.register): value for value in behaviour.reset_values} if behaviour else {}
 
+    @functools.cache  # the search checks the same claims over and over
     def independent(claim: Claim) -> bool | None:
         """Resets, reset values, enables and functions must also hold in simulation; other kinds rest on the facts."""
         if claim.kind == "reset" and evidence:

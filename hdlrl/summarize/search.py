@@ -93,8 +93,9 @@ class SummarySearch:
         self._rollouts = 0
 
     def state(self, action: str, document: Document, block: int | None = None) -> SummaryState:
-        """What the policy sees, with the claims of the document so far that the checker did not verify."""
-        scores = self.score(document) if document.text else None
+        """What the policy sees, with the claims of the document so far that the checker did not verify
+        (for the edits of the module summary: a block's candidates do not depend on the rest)."""
+        scores = self.score(document) if document.text and action != "refine_block" else None
         unverified = tuple(dict.fromkeys(claim for claim, verified in zip(scores.claims, scores.verified)
                                          if not verified)) if scores else ()
         return SummaryState(self.module, self.source, self.facts, action, document, block, self.children,
