@@ -35,7 +35,8 @@ def _seeded(claim: Claim, widths: dict[str, int | None]) -> list[Claim]:
     if claim.kind == "count_range":
         direction, start, end, after = claim.value.split()
         return [Claim("count_range", claim.names, f"{direction} {start} {int(end) - 1} {after}"),
-                Claim("count_range", claim.names, f"{direction} {start} {end} {'stays' if after != 'stays' else start}")]
+                Claim("count_range", claim.names,
+                      f"{direction} {start} {end} {start if after == 'stays' else 'stays'}")]
     if claim.kind == "data_path":
         return [Claim("data_path", claim.names, other) for other in ("load", "left", "right") if other != claim.value]
     return []

@@ -1,7 +1,8 @@
 """Claims written from the netlist (issue 22): what a module is (a function from its truth table),
-its reset values, its enables, its counters' ranges, what its registers load and its latches. Each sentence the writer makes reads back as the
-claims it came from, the facts verify them, and a simulation on Icarus agrees; seeded false
-claims, and a module that simulates differently from how it synthesises, are not verified."""
+its reset values, its enables, its counters' ranges, what its registers load and its latches.
+Each sentence the writer makes reads back as the claims it came from, the facts verify them,
+and a simulation on Icarus agrees; seeded false claims, and a module that simulates
+differently from how it synthesises, are not verified."""
 
 from __future__ import annotations
 
@@ -133,10 +134,12 @@ def test_written_sentences_read_back_and_are_verified_twice(modules: dict) -> No
     assert written["loadreg"] == ["`q` changes only while `load` is high; with `load` low it holds its value."]
     assert written["sat12"] == ["With `go` low, `c` counts up from 0 to 12, then stays at 12."]
     assert written["mod6"] == ["`c` counts up from 0 to 5, then wraps to 0."]
-    assert written["shifter"] == ["`shifter` contains a 4-bit shift register: `stages` shifts left by one bit at each rising "
-                                  "edge of `clk`, taking `si` into bit 0."]
-    assert written["shift_right"] == ["`r` shifts right by one bit at each rising edge of `clk`, taking `sin` into bit 5."]
-    assert written["dff_en"] == ["`dff_en` is a 4-bit register: `q` takes the value of `d` at each rising edge of `clk`."]
+    assert written["shifter"] == ["`shifter` contains a 4-bit shift register: `stages` shifts left by one bit at "
+                                  "each rising edge of `clk`, taking `si` into bit 0."]
+    assert written["shift_right"] == ["`r` shifts right by one bit at each rising edge of `clk`, taking `sin` "
+                                      "into bit 5."]
+    assert written["dff_en"] == ["`dff_en` is a 4-bit register: `q` takes the value of `d` at each rising edge "
+                                 "of `clk`."]
     for name, sentences in written.items():
         netlist_claims = [claim for claim in _claims(sentences)
                           if claim.kind in ("function", "reset_value", "enable", "count_range", "data_path")]

@@ -156,8 +156,9 @@ def sentence_claims(sentence: str) -> tuple[Claim, ...]:
         claims.append(Claim("reset", (match.group("name"),), value))
     for match in _REGISTERS.finditer(sentence):
         claims += [Claim("register", (name,)) for name, _ in _list_names(match.group("list"))]
-    ranges = [Claim("count_range", (match.group("name"),), " ".join([match.group("direction").lower(), match.group("start"),
-               match.group("end"), match.group("after") or "stays"])) for match in _COUNT_RANGE.finditer(sentence)]
+    ranges = [Claim("count_range", (match.group("name"),), " ".join([
+        match.group("direction").lower(), match.group("start"), match.group("end"), match.group("after") or "stays"]))
+        for match in _COUNT_RANGE.finditer(sentence)]
     for match in _COUNTER.finditer(sentence):
         name = match.group("name") or match.group("name2")
         if not any(claim.names[0] == name for claim in ranges):  # a range says more, and is checked apart
@@ -193,14 +194,16 @@ def sentence_claims(sentence: str) -> tuple[Claim, ...]:
         claims.append(Claim("no_reset"))
     if match := _FUNCTION.search(sentence):
         text = match.group("text")
-        claims.append(Claim("function", (match.group("name"), *_ANY_ID_NAME.findall(text)), _ANY_ID_NAME.sub("`{}`", text)))
+        names = (match.group("name"), *_ANY_ID_NAME.findall(text))
+        claims.append(Claim("function", names, _ANY_ID_NAME.sub("`{}`", text)))
     for match in _RESET_VALUE.finditer(sentence):
         claims += [Claim("reset_value", (match.group("name"), name), match.group("value"))
                    for name, _ in _list_names(match.group("list"))]
     if match := _BLOCK_KIND.match(sentence):
         kind = match.group("kind").lower().replace("-", " ")
         claims.append(Claim("block_kind", (), _BLOCK_KIND_NAMES.get(kind, kind)))
-    claims += [Claim("data_path", (match.group("name"), match.group("source")), "load") for match in _LOAD.finditer(sentence)]
+    claims += [Claim("data_path", (match.group("name"), match.group("source")), "load")
+               for match in _LOAD.finditer(sentence)]
     claims += [Claim("data_path", (match.group("name"), match.group("source")), match.group("direction").lower())
                for match in _SHIFT.finditer(sentence)]
     if not any(claim.kind in ("function", "data_path") for claim in claims):  # "multiplexer", "shifts": named there

@@ -21,7 +21,7 @@ from hdlrl.summarize.prompt import format_document
 from hdlrl.summarize.claims import Claim, Scope, check, sentence_claims, sentences
 from hdlrl.summarize.document import Document
 from hdlrl.summarize.behaviour import Behaviour
-from hdlrl.summarize.spec_sentences import spec_opening, what_it_is
+from hdlrl.summarize.spec_sentences import MAX_LISTED, names, spec_opening, what_it_is
 
 LEVELS = ("brief", "standard", "detailed")
 PHRASINGS = ("joined", "split")
@@ -34,17 +34,6 @@ BEHAVIOUR_PHRASES = {
 _KIND_NAMES = {"assign": "Continuous assignment", "combinational": "Combinational block",
                "sequential": "Sequential block", "fsm_next_state": "State-machine next-state block",
                "latch": "Latch block", "initial": "Initial block"}
-MAX_LISTED = 12  # names a sentence lists before it says "and N more"
-
-
-def names(items: list[str] | tuple[str, ...]) -> str:
-    """"`a`, `b` and `c`": backticked, in the order given."""
-    quoted = [f"`{item}`" for item in items[:MAX_LISTED]]
-    if len(items) > MAX_LISTED:
-        quoted.append(f"{len(items) - MAX_LISTED} more")
-    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
-
-
 def _phrases(behaviours: tuple[str, ...]) -> str:
     words = [BEHAVIOUR_PHRASES[behaviour] for behaviour in behaviours]
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]

@@ -127,8 +127,9 @@ def _vcd_values(text: str, registers: list[str]) -> dict[str, list[int | None]]:
         elif line.startswith("$upscope"):
             scopes.pop()
         elif match := _VARIABLE.match(line):
-            if (scopes[1:], match.group("name")) == ([], "clk") or scopes[1:] == ["dut"] and match.group("name") in registers:
-                codes[match.group("code")] = match.group("name") if scopes[1:] else "\0clk"
+            name, inside = match.group("name"), scopes[1:]
+            if (inside, name) == ([], "clk") or inside == ["dut"] and name in registers:
+                codes[match.group("code")] = name if inside else "\0clk"
         elif line.startswith("#") and rose:
             for name in registers:
                 traces[name].append(current[name])

@@ -39,12 +39,14 @@ class EnableEvidence:
         samples = self.cache[key]
         if isinstance(samples, str):
             return Evidence("unverified", samples)
-        held, moving = samples.get(("H", register), []), samples.get(("L", register), []) + samples.get(("F", register), [])
+        held = samples.get(("H", register), [])
+        moving = samples.get(("L", register), []) + samples.get(("F", register), [])
         level = "high" if active else "low"
         if len(set(held)) > 1:
             return Evidence("refuted", f"{register} moved while {signal} was held {'low' if active else 'high'}")
         if not held or set(held[0]) & set("xz") or len(set(moving)) < 2:
-            return Evidence("unverified", f"{register} did not hold a defined value and move while {signal} was {level}")
+            return Evidence("unverified", f"{register} did not hold a defined value and move while {signal} "
+                                          f"was {level}")
         return Evidence("verified", f"{register} held {HOLD_CYCLES} cycles with {signal} inactive and moved "
                                     f"while it was {level}")
 

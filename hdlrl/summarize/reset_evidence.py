@@ -54,7 +54,8 @@ def phased_testbench(module: Module, facts: ModuleFacts, phases: list[tuple[str,
     held = dict.fromkeys(name for _, _, levels in phases for name in levels)
     clocks = [name for name, _ in facts.clocks if name not in held]
     inputs = [port for port in facts.ports if port.direction == "input" and port.name not in clocks]
-    randomise = " ".join(f"{port.name} = {_random_value(port.width or 64)};" for port in inputs if port.name not in held)
+    randomise = " ".join(f"{port.name} = {_random_value(port.width or 64)};"
+                         for port in inputs if port.name not in held)
     edge = " ".join(f"{clock} = 1'b1;" for clock in clocks), " ".join(f"{clock} = 1'b0;" for clock in clocks)
 
     def levels(values: dict[str, bool], flip: bool = False) -> str:
@@ -72,7 +73,8 @@ def phased_testbench(module: Module, facts: ModuleFacts, phases: list[tuple[str,
         *(f"  reg {clock} = 1'b0;" for clock in clocks),
         *(f"  reg [{(port.width or 64) - 1}:0] {port.name};" for port in inputs),
         f"  {module.name} dut(" + ", ".join(f".{name}({name})" for name in [*clocks, *(p.name for p in inputs)]) + ");",
-        "  initial begin", f"    {levels(phases[0][2], flip=True)} {randomise}", f"    #1 {levels(phases[0][2])}", "    #1;",
+        "  initial begin", f"    {levels(phases[0][2], flip=True)} {randomise}",
+        f"    #1 {levels(phases[0][2])}", "    #1;",
         *sample("A", "    "), *body, "    $finish;", "  end", "endmodule", ""])
 
 
@@ -86,7 +88,8 @@ def simulate_phases(module: Module, facts: ModuleFacts, phases: list[tuple[str, 
         bench.write_text(phased_testbench(module, facts, phases, registers))
         run = compile_and_run(runner, [bench, design], BENCH_TOP)
     if not run.ok:
-        return "the module does not simulate alone: " + next(iter(run.output.strip().splitlines()), run.fault or "no output")
+        first = next(iter(run.output.strip().splitlines()), run.fault or "no output")
+        return f"the module does not simulate alone: {first}"
     samples: dict[tuple[str, str], list[str]] = {}
     for match in map(_SAMPLE.match, run.output.splitlines()):
         if match:
@@ -138,7 +141,8 @@ class ResetEvidence:
         if found.status == "refuted" or bits is None:
             return Evidence("unverified", f"{value.register} did not keep one defined value with {value.signal} held")
         if int(bits, 2) != value.value:
-            return Evidence("refuted", f"with {value.signal} held, {value.register} kept {int(bits, 2)}, not {value.value}")
+            return Evidence("refuted", f"with {value.signal} held, {value.register} kept {int(bits, 2)}, "
+                                       f"not {value.value}")
         return Evidence("verified", f"with {value.signal} held, {value.register} kept {value.value}")
 
 

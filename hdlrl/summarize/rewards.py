@@ -102,7 +102,8 @@ def salient_behaviour_facts(facts: ModuleFacts, behaviour: Behaviour | None) -> 
     claims = [Claim("function", (output, *names), text) for output, function
               in behaviour.stated_functions.items() for text, names in [function_claim(function)]]
     claims += [Claim("data_path", (path.register, path.source), path.shift or "load") for path in behaviour.data_paths]
-    claims += [Claim("reset_value", (value.signal, value.register), str(value.value)) for value in behaviour.reset_values]
+    claims += [Claim("reset_value", (value.signal, value.register), str(value.value))
+               for value in behaviour.reset_values]
     claims += [Claim("enable", (enable.register, enable.signal), "high" if enable.active_high else "low")
                for enable in behaviour.enables]
     claims += [Claim("count_range", (name,), claim_value(found)) for name, found in behaviour.count_ranges.items()]
@@ -162,7 +163,8 @@ def score_document(document: Document, facts: ModuleFacts, weights: Weights,
     checked = module_checked + [pair for pairs in block_checked for pair in pairs]
     fc = functional_correctness(checked)
     lca = local_content_adequacy(facts, {claim for claim, verified in module_checked if verified},
-                                 [{claim for claim, verified in pairs if verified} for pairs in block_checked], behaviour)
+                                 [{claim for claim, verified in pairs if verified} for pairs in block_checked],
+                                 behaviour)
     fluent = fluency(document.text)
     total = (weights.fc * fc + weights.lca * lca + weights.fluency * fluent) / (weights.fc + weights.lca + weights.fluency)
     hallucinated = tuple(dict.fromkeys(line for claim, verified in checked

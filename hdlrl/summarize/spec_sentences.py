@@ -14,13 +14,19 @@ from hdlrl.summarize.behaviour import Behaviour, DataPath, ResetValue
 from hdlrl.summarize.claims import Claim, Scope, check
 from hdlrl.summarize.counting import stimulus
 
+MAX_LISTED = 12  # names a sentence lists before it says "and N more"
+
+
+def names(items: list[str] | tuple[str, ...]) -> str:
+    """"`a`, `b` and `c`": backticked, in the order given."""
+    quoted = [f"`{item}`" for item in items[:MAX_LISTED]]
+    if len(items) > MAX_LISTED:
+        quoted.append(f"{len(items) - MAX_LISTED} more")
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
 def _article(text: str) -> str:
     return "an" if text[:1].lower() in "aeiou8" or text.startswith(("11-", "18-")) else "a"
-
-
-def _listed(names: list[str]) -> str:
-    quoted = [f"`{name}`" for name in names]
-    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
 
 
 def _clock_phrase(facts: ModuleFacts) -> str:
@@ -41,9 +47,10 @@ def function_sentences(behaviour: Behaviour | None) -> list[str]:
 def what_it_is(facts: ModuleFacts, behaviour: Behaviour | None) -> str:
     """The first sentence: the module's kind, the most specific the facts support. A module with no
     clocked block may still hold latches; the netlist tells."""
-    latches = list(dict.fromkeys(latch.name for latch in behaviour.netlist.latches)) if behaviour and behaviour.netlist else []
+    netlist = behaviour.netlist if behaviour is not None else None
+    latches = list(dict.fromkeys(latch.name for latch in netlist.latches)) if netlist else []
     if facts.combinational and latches:
-        return f"`{facts.name}` is level-sensitive, with no clock: it holds {_listed(latches)} in a latch."
+        return f"`{facts.name}` is level-sensitive, with no clock: it holds {names(latches)} in a latch."
     if facts.combinational:
         return f"`{facts.name}` is purely combinational, with no clock or reset."
     clocked = _clock_phrase(facts)
@@ -94,13 +101,14 @@ def data_path_sentences(facts: ModuleFacts, behaviour: Behaviour | None, paths: 
             out.append(f"`{path.register}` takes the value of `{path.source}`{edge}.")
         else:
             end = 0 if path.shift == "left" else path.width - 1
-            out.append(f"`{path.register}` shifts {path.shift} by one bit{edge}, taking `{path.source}` into bit {end}.")
+            out.append(f"`{path.register}` shifts {path.shift} by one bit{edge}, taking `{path.source}` "
+                       f"into bit {end}.")
     return out
 
 
 def _value_clause(values: list[ResetValue]) -> str:
     registers, value = [each.register for each in values], values[0].value
-    return f"clears {_listed(registers)} to 0" if value == 0 else f"sets {_listed(registers)} to {value}"
+    return f"clears {names(registers)} to 0" if value == 0 else f"sets {names(registers)} to {value}"
 
 
 def reset_sentences(facts: ModuleFacts, behaviour: Behaviour | None) -> list[str]:
@@ -139,7 +147,7 @@ def enable_sentences(facts: ModuleFacts, behaviour: Behaviour | None) -> list[st
     for (signal, active_high), registers in groups.items():
         level, other = ("high", "low") if active_high else ("low", "high")
         verb, rest = ("changes", "it holds its value") if len(registers) == 1 else ("change", "they hold their values")
-        out.append(f"{_listed(registers)} {verb} only while `{signal}` is {level}; with `{signal}` {other} {rest}.")
+        out.append(f"{names(registers)} {verb} only while `{signal}` is {level}; with `{signal}` {other} {rest}.")
     return out
 
 
@@ -149,7 +157,7 @@ def count_sentences(facts: ModuleFacts, behaviour: Behaviour | None) -> list[str
         return []
     _, held = stimulus(facts, behaviour.netlist)
     low = [name for name, value in held.items() if value == 0]
-    condition = f"With {_listed(low)} low, " if 0 < len(low) <= 3 else "With every other input low, " if low else ""
+    condition = f"With {names(low)} low, " if 0 < len(low) <= 3 else "With every other input low, " if low else ""
     return [condition + found.sentence() for found in behaviour.count_ranges.values()]
 
 
