@@ -22,7 +22,7 @@ from hdlrl.summarize.prompt import SummaryState, summary_user_prompt
 from hdlrl.summarize.function_evidence import FunctionEvidence
 from hdlrl.summarize.reset_evidence import ResetEvidence
 from hdlrl.summarize.spec_sentences import (count_sentences, data_path_sentences, enable_sentences, function_sentences,
-                                            reset_sentences, what_it_is)
+                                            reset_sentences, spec_opening, what_it_is)
 
 MODULES = """module pick(input [3:0] a, input [3:0] b, input s, output [3:0] y);
   assign y = s ? b : a;
@@ -65,6 +65,11 @@ endmodule
 
 module shift_right(input clk, input rst, input sin, output reg [5:0] r);
   always @(posedge clk) if (rst) r <= 6'd0; else r <= {sin, r[5:1]};
+endmodule
+
+module two_clocks(input wclk, input rclk, input [3:0] d, output reg [3:0] w, output reg [3:0] r);
+  always @(posedge wclk) w <= d;
+  always @(negedge rclk) r <= d;
 endmodule
 
 module hold_latch(input g, input [3:0] d, output reg [3:0] q);
@@ -228,3 +233,15 @@ def test_the_search_offers_the_summary_without_its_unverified_sentences(modules:
     state = SummaryState(module.name, module.source, facts, "compress", document, behaviour=behaviour,
                          unverified=unverified)
     assert "- reset_value rst_n, c 0" in summary_user_prompt(state)
+
+
+def test_every_clock_is_named_and_a_register_loads_on_its_own(modules: dict) -> None:
+    _, facts, behaviour = modules["two_clocks"]
+    opening = spec_opening(facts, behaviour)
+    assert opening[0].startswith("`two_clocks` is a 4-bit register: ")
+    assert "`r` takes the value of `d` at each falling edge of `rclk`." in " ".join(opening)
+    assert what_it_is(facts, None) == ("`two_clocks` is a sequential module clocked on the rising edge of `wclk` "
+                                       "and the falling edge of `rclk`.")
+    claims = [claim for sentence in opening for claim in sentence_claims(sentence)]
+    assert Claim("clock", ("rclk",), "negedge") in claims
+    assert all(check(claim, Scope(facts, behaviour=behaviour)) for claim in claims)

@@ -29,11 +29,14 @@ def _article(text: str) -> str:
     return "an" if text[:1].lower() in "aeiou8" or text.startswith(("11-", "18-")) else "a"
 
 
+def _edge(name: str, edge: str) -> str:
+    return f"{'rising' if edge == 'posedge' else 'falling'} edge of `{name}`"
+
+
 def _clock_phrase(facts: ModuleFacts) -> str:
-    if not facts.clocks:
-        return ""
-    name, edge = facts.clocks[0]
-    return f" clocked on the {'rising' if edge == 'posedge' else 'falling'} edge of `{name}`"
+    """" clocked on the rising edge of `clk`", every clock named (a dual-clock memory has two)."""
+    edges = [_edge(name, edge) for name, edge in facts.clocks]
+    return " clocked on the " + " and the ".join(edges) if edges else ""
 
 
 def function_sentences(behaviour: Behaviour | None) -> list[str]:
@@ -94,9 +97,12 @@ def data_path_sentences(facts: ModuleFacts, behaviour: Behaviour | None, paths: 
                         ) -> list[str]:
     """What each register (of `paths`, else every checked one) loads on a clock edge: an input whole,
     or one bit shifted in."""
-    edge = _clock_phrase(facts).replace(" clocked on the", " at each") if facts.clocks else ""
+    clocks = {register.name: (register.clock, register.edge) for register in behaviour.netlist.registers} if (
+        behaviour is not None and behaviour.netlist is not None) else {}
     out = []
     for path in checked_data_paths(facts, behaviour) if paths is None else paths:
+        clock, edge = clocks.get(path.register, (None, ""))
+        edge = f" at each {_edge(clock, edge)}" if clock else ""  # the register's own clock
         if path.shift is None:
             out.append(f"`{path.register}` takes the value of `{path.source}`{edge}.")
         else:
