@@ -35,7 +35,7 @@ from hdlrl.hdl.sources import Hierarchy, UnreadModule, read_source
 from hdlrl.policy import make_policy
 from hdlrl.summarize.compose_policy import EMBEDDED_POLICIES
 from hdlrl.ttt.protocol import Policy
-from hdlrl.summarize.claims import Claim
+from hdlrl.summarize.claims import Claim, reset_claim
 from hdlrl.summarize.summarize_flow import SummarizeFlow
 from hdlrl.summarize.fluency import LanguageModelFluency, embedded_fluency
 from hdlrl.summarize.behaviour import ResetValue, module_behaviour
@@ -44,7 +44,7 @@ from hdlrl.summarize.data_evidence import DataPathEvidence
 from hdlrl.summarize.enable_evidence import EnableEvidence
 from hdlrl.summarize.function_evidence import FunctionEvidence
 from hdlrl.summarize.reset_evidence import Evidence, ResetEvidence
-from hdlrl.summarize.rewards import reset_claim, salient_behaviour_facts, score_document
+from hdlrl.summarize.rewards import salient_behaviour_facts, score_document
 from hdlrl.summarize.search import SummarySearch
 
 HDL_SUFFIXES = (".v", ".sv", ".vh", ".svh")
@@ -143,18 +143,15 @@ def summarize_module(module: Module, policy: Policy, flow: SummarizeFlow,
 
     @functools.cache  # the search checks the same claims over and over
     def independent(claim: Claim) -> bool | None:
-        """Resets, reset values, enables and functions must also hold in simulation; other kinds rest on the facts."""
-        if claim.kind == "reset" and evidence:
-            return evidence(claim).status == "verified"
-        if claim.kind == "reset_value":
-            value = reset_values.get(claim.names)
-            return bool(evidence and value and evidence.value_evidence(value).status == "verified")
-        if claim.kind in simulated:
-            judge = simulated[claim.kind]
-            return bool(judge and judge(claim).status == "verified")
-        return None
+        """Resets, and every claim written from the netlist, must also hold in simulation; other kinds
+        rest on the facts. A netlist claim nothing simulated is not verified."""
+        found = _evidence(claim, evidence, simulated, reset_values)
+        if found is None:
+            return False if claim.kind in ("reset_value", *simulated) else None
+        return found.status == "verified"
 
-    for claim in [*salient_behaviour_facts(facts, behaviour), *map(reset_claim, facts.resets)]:
+    resets = [reset_claim(reset.signal, reset.active_low, reset.asynchronous) for reset in facts.resets]
+    for claim in [*salient_behaviour_facts(facts, behaviour), *resets]:
         independent(claim)  # simulated before the search, so that its time limit is spent on the search alone
 
     def score(document):

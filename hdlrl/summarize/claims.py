@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from hdlrl.hdl.facts import BEHAVIOURS, BlockFacts, ModuleFacts
-from hdlrl.summarize.behaviour import Behaviour, function_claim
+from hdlrl.summarize.behaviour import Behaviour, DataPath, RegisterEnable, function_claim
 from hdlrl.summarize.counting import claim_value
 
 _ID = r"`(?P<{0}>[A-Za-z_][A-Za-z0-9_$]*)(?:\[(?P<{0}_msb>\d+):(?P<{0}_lsb>\d+)\])?`"
@@ -44,8 +44,8 @@ _CLOCK = re.compile(rf"\b(?:(?P<word>rising|falling|positive|negative)\s+edges?\
 _RESET = re.compile(rf"\b(?P<polarity>active[- ](?:low|high))(?:,?\s+(?P<timing>synchronous|asynchronous))?\s+reset"
                     rf"\s+(?:input\s+|signal\s+)?{_ID.format('name')}", re.IGNORECASE)
 _REGISTERS = re.compile(rf"\bregisters?\b\s*(?P<list>{_LIST})", re.IGNORECASE)
-_COUNTER = re.compile(rf"{_ID.format('name')}\s+counts\s+(?P<direction>up|down)\b|\b(?P<direction2>up/down|up|down)[- ]counter\s+"
-                      rf"{_ID.format('name2')}", re.IGNORECASE)
+_COUNTER = re.compile(rf"{_ID.format('name')}\s+counts\s+(?P<direction>up|down)\b|"
+                      rf"\b(?P<direction2>up/down|up|down)[- ]counter\s+{_ID.format('name2')}", re.IGNORECASE)
 _STATE_MACHINE = re.compile(rf"\bstate machine\b(?:\s+with\s+(?P<count>\d+)\s+states)?[^.`]*?"
                             rf"(?:\bin|\bon|\bregister)\s+{_ID.format('name')}", re.IGNORECASE)
 _STATES = re.compile(rf"\bstates\b\s*:?\s*(?P<list>{_LIST})", re.IGNORECASE)
@@ -107,6 +107,20 @@ class Claim:
     def renamed(self, renames: dict[str, str]) -> "Claim":
         return Claim(self.kind, tuple(renames.get(name, name) for name in self.names), self.value)
 
+
+
+def reset_claim(signal: str, active_low: bool, asynchronous: bool) -> Claim:
+    """The claim that states a reset: its signal, polarity and timing ("active-low asynchronous")."""
+    polarity = "active-low" if active_low else "active-high"
+    return Claim("reset", (signal,), f"{polarity} {'asynchronous' if asynchronous else 'synchronous'}")
+
+
+def enable_claim(enable: RegisterEnable) -> Claim:
+    return Claim("enable", (enable.register, enable.signal), "high" if enable.active_high else "low")
+
+
+def data_path_claim(path: DataPath) -> Claim:
+    return Claim("data_path", (path.register, path.source), path.shift or "load")
 
 
 def sentences(text: str) -> list[str]:
@@ -297,9 +311,8 @@ def _check_netlist_claim(claim: Claim, facts: ModuleFacts, behaviour: Behaviour 
     if claim.kind == "enable":  # on a 1-bit input that resets nothing
         signal = claim.names[1]
         return any(port.name == signal and port.direction == "input" and port.width == 1 for port in facts.ports) \
-            and all(reset.signal != signal for reset in behaviour.netlist.resets) and any(
-            (enable.register, enable.signal, enable.active_high) == (*claim.names, claim.value == "high")
-            for enable in behaviour.enables)
+            and all(reset.signal != signal for reset in behaviour.netlist.resets) \
+            and claim in map(enable_claim, behaviour.enables)
     if claim.kind == "data_path":  # from an input port: all of it loaded, or one bit shifted in, enabled by inputs
         register, source = claim.names
         bits = {port.name for port in facts.ports if port.direction == "input" and port.width == 1}
@@ -309,8 +322,7 @@ def _check_netlist_claim(claim: Claim, facts: ModuleFacts, behaviour: Behaviour 
         width = 1 if claim.value != "load" else next((path.width for path in behaviour.data_paths
                                                       if path.register == register), None)
         return any(port.name == source and port.direction == "input" and port.width == width for port in facts.ports) \
-            and any((path.register, path.source, path.shift or "load") == (register, source, claim.value)
-                    for path in behaviour.data_paths)
+            and claim in map(data_path_claim, behaviour.data_paths)
     if claim.kind == "count_range":
         found = behaviour.count_ranges.get(claim.names[0])
         return found is not None and claim_value(found) == claim.value
@@ -319,7 +331,7 @@ def _check_netlist_claim(claim: Claim, facts: ModuleFacts, behaviour: Behaviour 
     if claim.kind == "reset_value":  # by a reset the text shows too
         return any(reset.signal == claim.names[0] for reset in facts.resets) and any(
             (value.signal, value.register, str(value.value)) == (*claim.names, claim.value)
-                   for value in behaviour.reset_values)
+            for value in behaviour.reset_values)
     return behaviour.stores and not any(register.resets for register in behaviour.netlist.registers)
 
 

@@ -18,7 +18,7 @@ from hdlrl.hdl.facts import BlockFacts, ModuleFacts
 from hdlrl.summarize.prompt import SummaryState
 from hdlrl.ttt.protocol import Sample, State, UpdateStats
 from hdlrl.summarize.prompt import format_document
-from hdlrl.summarize.claims import Claim, Scope, check, sentence_claims, sentences
+from hdlrl.summarize.claims import Claim, Scope, check, reset_claim, sentence_claims, sentences
 from hdlrl.summarize.document import Document
 from hdlrl.summarize.behaviour import Behaviour
 from hdlrl.summarize.spec_sentences import MAX_LISTED, names, spec_opening, what_it_is
@@ -34,6 +34,8 @@ BEHAVIOUR_PHRASES = {
 _KIND_NAMES = {"assign": "Continuous assignment", "combinational": "Combinational block",
                "sequential": "Sequential block", "fsm_next_state": "State-machine next-state block",
                "latch": "Latch block", "initial": "Initial block"}
+
+
 def _phrases(behaviours: tuple[str, ...]) -> str:
     words = [BEHAVIOUR_PHRASES[behaviour] for behaviour in behaviours]
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
@@ -42,8 +44,7 @@ def _phrases(behaviours: tuple[str, ...]) -> str:
 def _reset_phrase(block: BlockFacts) -> str:
     reset = block.reset
     assert reset is not None
-    polarity = "active-low" if reset.active_low else "active-high"
-    return f"an {polarity} {'asynchronous' if reset.asynchronous else 'synchronous'} reset `{reset.signal}`"
+    return f"an {reset_claim(reset.signal, reset.active_low, reset.asynchronous).value} reset `{reset.signal}`"
 
 
 def block_sentences(block: BlockFacts, level: str, behaviour: Behaviour | None = None) -> list[str]:
@@ -171,7 +172,8 @@ def compress_candidates(facts: ModuleFacts, document: Document, unverified: tupl
               for claim in sentence_claims(sentence) if check(claim, Scope(facts, block))}
     kept = [sentence for sentence in sentences(document.summary)
             if not set(sentence_claims(sentence)) <= stated or sentence.startswith(f"`{facts.name}`")]
-    verified = [sentence for sentence in sentences(document.summary) if not set(sentence_claims(sentence)) & set(unverified)]
+    verified = [sentence for sentence in sentences(document.summary)
+                if not set(sentence_claims(sentence)) & set(unverified)]
     return list(dict.fromkeys([document.summary, " ".join(kept), " ".join(verified)]))
 
 

@@ -4,8 +4,10 @@ The prompt holds what a checkable summary needs: the module's Verilog, the facts
 its AST (`hdlrl.hdl.facts`: ports with widths, parameters, clocks, resets, registers, the
 blocks numbered as the search numbers them, state machines, counters, memories, instances),
 the behaviour read from its netlist (`hdlrl.summarize.spec_sentences`), the summaries of the
-modules it instantiates, the document so far and the one edit the search asks for. The rules are those the claim checker (`hdlrl.summarize.claims`) reads by:
-identifiers in backticks and only those of the code, widths as "N bits", prose without code.
+modules it instantiates, the document so far, the claims of it the checker could not verify,
+and the one edit the search asks for. The rules are those the claim checker
+(`hdlrl.summarize.claims`) reads by: identifiers in backticks and only those of the code,
+widths as "N bits", prose without code.
 
 A whole document (the single shot) is written as one `Module:` line and one `Block N:` line
 per block; `format_document` writes that format, `parse_document` reads it back from a

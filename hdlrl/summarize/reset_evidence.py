@@ -24,7 +24,7 @@ from hdlrl.hdl.facts import ModuleFacts
 from hdlrl.hdl.ir import Module
 from hdlrl.hdl.sources import file_text
 from hdlrl.summarize.behaviour import ResetValue
-from hdlrl.summarize.claims import Claim
+from hdlrl.summarize.claims import Claim, reset_claim
 
 BENCH_TOP = "hdlrl_reset_evidence"
 HELD_CYCLES, FREE_CYCLES = 8, 16
@@ -134,9 +134,7 @@ class ResetEvidence:
 
     def value_evidence(self, value: ResetValue) -> Evidence:
         """Whether holding the reset keeps the register at the value the netlist gives."""
-        polarity = "active-high" if value.active_high else "active-low"
-        timing = "asynchronous" if value.asynchronous else "synchronous"
-        found = self(Claim("reset", (value.signal,), f"{polarity} {timing}"))
+        found = self(reset_claim(value.signal, not value.active_high, value.asynchronous))
         bits = found.held.get(value.register)
         if found.status == "refuted" or bits is None:
             return Evidence("unverified", f"{value.register} did not keep one defined value with {value.signal} held")

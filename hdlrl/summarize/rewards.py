@@ -19,10 +19,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from hdlrl.config import Weight
-from hdlrl.hdl.facts import BlockFacts, ModuleFacts, Reset
+from hdlrl.hdl.facts import BlockFacts, ModuleFacts
 from hdlrl.summarize.behaviour import Behaviour, function_claim
 from hdlrl.summarize.counting import claim_value
-from hdlrl.summarize.claims import Claim, Scope, check, hallucination, sentence_claims, sentences
+from hdlrl.summarize.claims import (Claim, Scope, check, data_path_claim, enable_claim, hallucination, reset_claim,
+                                   sentence_claims, sentences)
 from hdlrl.summarize.document import Document
 from hdlrl.summarize.fluency import embedded_fluency
 
@@ -62,7 +63,7 @@ def salient_block_facts(block: BlockFacts, behaviour: Behaviour | None = None) -
     if block.clock:
         claims.append(Claim("clock", (block.clock[0],), block.clock[1]))
     if block.reset and (behaviour is None or behaviour.confirms_reset(block.reset.signal)):
-        claims.append(reset_claim(block.reset))
+        claims.append(reset_claim(block.reset.signal, block.reset.active_low, block.reset.asynchronous))
     if block.state_machine:
         machine = block.state_machine
         claims.append(Claim("state_machine", (machine.register,), str(len(machine.states))))
@@ -73,12 +74,6 @@ def salient_block_facts(block: BlockFacts, behaviour: Behaviour | None = None) -
         claims.append(Claim("identifier", (block.name,)))
     claims += [Claim("behaviour", (), kind) for kind in block.behaviours]
     return tuple(claims)
-
-
-def reset_claim(reset: Reset) -> Claim:
-    """The claim that states a reset: its signal, polarity and timing."""
-    polarity = "active-low" if reset.active_low else "active-high"
-    return Claim("reset", (reset.signal,), f"{polarity} {'asynchronous' if reset.asynchronous else 'synchronous'}")
 
 
 def salient_module_facts(facts: ModuleFacts) -> tuple[Claim, ...]:
@@ -101,11 +96,10 @@ def salient_behaviour_facts(facts: ModuleFacts, behaviour: Behaviour | None) -> 
         return ()
     claims = [Claim("function", (output, *names), text) for output, function
               in behaviour.stated_functions.items() for text, names in [function_claim(function)]]
-    claims += [Claim("data_path", (path.register, path.source), path.shift or "load") for path in behaviour.data_paths]
+    claims += [data_path_claim(path) for path in behaviour.data_paths]
     claims += [Claim("reset_value", (value.signal, value.register), str(value.value))
                for value in behaviour.reset_values]
-    claims += [Claim("enable", (enable.register, enable.signal), "high" if enable.active_high else "low")
-               for enable in behaviour.enables]
+    claims += [enable_claim(enable) for enable in behaviour.enables]
     claims += [Claim("count_range", (name,), claim_value(found)) for name, found in behaviour.count_ranges.items()]
     claims += [Claim("latch", (latch.name,)) for latch in behaviour.netlist.latches]
     return tuple(claim for claim in dict.fromkeys([*claims, Claim("no_reset")])

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from hdlrl.hdl.facts import ModuleFacts
 from hdlrl.summarize.behaviour import Behaviour, DataPath, ResetValue
-from hdlrl.summarize.claims import Claim, Scope, check
+from hdlrl.summarize.claims import Claim, Scope, check, data_path_claim, enable_claim, reset_claim
 from hdlrl.summarize.counting import stimulus
 
 MAX_LISTED = 12  # names a sentence lists before it says "and N more"
@@ -89,10 +89,6 @@ def checked_data_paths(facts: ModuleFacts, behaviour: Behaviour | None) -> list[
             if check(data_path_claim(path), Scope(facts, behaviour=behaviour))]
 
 
-def data_path_claim(path: DataPath) -> Claim:
-    return Claim("data_path", (path.register, path.source), path.shift or "load")
-
-
 def data_path_sentences(facts: ModuleFacts, behaviour: Behaviour | None, paths: list[DataPath] | None = None,
                         ) -> list[str]:
     """What each register (of `paths`, else every checked one) loads on a clock edge: an input whole,
@@ -129,14 +125,13 @@ def reset_sentences(facts: ModuleFacts, behaviour: Behaviour | None) -> list[str
     for reset in facts.resets:
         if behaviour is not None and not behaviour.confirms_reset(reset.signal):
             continue
-        polarity = "active-low" if reset.active_low else "active-high"
-        timing = "asynchronous" if reset.asynchronous else "synchronous"
         groups: dict[int, list[ResetValue]] = {}
         for value in values:
             if value.signal == reset.signal and value.active_high != reset.active_low:
                 groups.setdefault(value.value, []).append(value)
         clauses = [_value_clause(group) for group in groups.values()]
-        opening = f"It has an {polarity} {timing} reset `{reset.signal}`"
+        kind = reset_claim(reset.signal, reset.active_low, reset.asynchronous).value  # "active-low asynchronous"
+        opening = f"It has an {kind} reset `{reset.signal}`"
         out.append(opening + (f", which {clauses[0]}." if clauses else "."))
         out += [f"The reset `{reset.signal}` {clause}." for clause in clauses[1:]]
     return out
@@ -146,8 +141,7 @@ def enable_sentences(facts: ModuleFacts, behaviour: Behaviour | None) -> list[st
     """Registers that load only while a 1-bit input is at its level, grouped by that input."""
     groups: dict[tuple[str, bool], list[str]] = {}
     for enable in behaviour.enables if behaviour is not None else ():
-        claim = Claim("enable", (enable.register, enable.signal), "high" if enable.active_high else "low")
-        if check(claim, Scope(facts, behaviour=behaviour)):
+        if check(enable_claim(enable), Scope(facts, behaviour=behaviour)):
             groups.setdefault((enable.signal, enable.active_high), []).append(enable.register)
     out = []
     for (signal, active_high), registers in groups.items():
