@@ -173,7 +173,7 @@ def module_behaviour(module: Module, facts: ModuleFacts, sandbox: bool | None = 
             netlist = netlist_facts([source], module.name, runner, state_machines=False)  # the text's serve
             tables = {} if netlist.registers or netlist.latches else truth_tables(
                 [source], module.name, runner, MAX_TABLE_INPUT_BITS)
-            traces = yosys_traces(runner, source.read_text(), facts, netlist) if netlist.registers else {}
+            traces = yosys_traces(runner, source, facts, netlist) if netlist.registers else {}
         except (HdlrlError, OSError):
             return Behaviour(None)
     functions = {output: function for output, table in tables.items() if table is not None

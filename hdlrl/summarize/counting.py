@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from hdlrl.eda.runner import ToolRunner
 from hdlrl.eda.synth.yosys import read_commands
@@ -93,7 +94,7 @@ def counted_registers(facts: ModuleFacts, netlist: NetlistFacts) -> dict[str, in
             and facts.widths.get(name) == width and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name)}
 
 
-def yosys_traces(runner: ToolRunner, source: str, facts: ModuleFacts, netlist: NetlistFacts) -> dict[str, list]:
+def yosys_traces(runner: ToolRunner, source: Path, facts: ModuleFacts, netlist: NetlistFacts) -> dict[str, list]:
     """Each counted register's value at every rising clock edge under `stimulus`, from Yosys's `sim`."""
     registers = counted_registers(facts, netlist)
     if not registers or not facts.clocks:
@@ -102,11 +103,10 @@ def yosys_traces(runner: ToolRunner, source: str, facts: ModuleFacts, netlist: N
     connections = [f".{facts.clocks[0][0]}(clk)"] + [f".{name}({'rst' if high else '~rst'})"
                                                       for name, high in resets.items()]
     connections += [f".{name}({value})" for name, value in held.items()]
-    (runner.scratch / "module.v").write_text(source)
     (runner.scratch / "wrapper.v").write_text(
         f"module {WRAPPER}(input clk, input rst);\n  {facts.name} dut({', '.join(connections)});\nendmodule\n")
     cycles = RESET_CYCLES + (1 << max(registers.values())) + 2
-    script = [*read_commands([runner.scratch / "module.v", runner.scratch / "wrapper.v"]),
+    script = [*read_commands([source, runner.scratch / "wrapper.v"]),
               f"hierarchy -top {WRAPPER}", "proc",
               f"sim -clock clk -reset rst -rstlen {RESET_CYCLES} -n {cycles} -vcd trace.vcd"]
     run = runner.run([require_tool("yosys").path, "-q", "-p", "; ".join(script)])
