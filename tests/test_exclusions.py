@@ -97,6 +97,20 @@ def test_the_rare_arm_has_no_proof(tmp_path: Path) -> None:
     assert unreachable_points(load_design(DEMO), [rare], tmp_path, time_s=10, budget_s=20) == {}
 
 
+
+@needs_tools
+def test_a_default_the_x_aware_induction_cannot_close_is_proven_two_valued(tmp_path: Path) -> None:
+    """deep_fsm's state case lists all ten states: its default is unreachable, but X-aware
+    induction fails (an unreachable state with an X timer); the 2-valued proof, Verilator's
+    semantics, closes. A reachable item of the same case (S_ERR) stays counted."""
+    design = load_design(DESIGNS_DIR / "hard_coverage" / "deep_fsm")
+    text = design.rtl[0].read_text().splitlines()
+    default = next(number for number, line in enumerate(text, 1) if line.strip() == "default:")
+    error = next(number for number, line in enumerate(text, 1) if line.strip() == "S_ERR:")
+    points = [f"branch|rtl/deep_fsm.v|{line}|17|{line}|case|" for line in (default, error)]
+    result = unreachable_points(design, points, tmp_path, time_s=20, budget_s=60)
+    assert list(result) == [points[0]] and result[points[0]].endswith(f"(method: {SAT_TEMPINDUCT})")
+
 def test_a_waiver_needs_a_reason(tmp_path: Path) -> None:
     point = f'waivers:\n  - point: "{FILE}:{RARE_LINE}"\n'
     # a missing reason is reported at the waiver's line, a blank one at its own

@@ -8,7 +8,9 @@ be shown unreachable and listed. Two ways:
 - **by a proof**: the branch's condition, read from its source line, is asserted the other
   way round (`if (c)` arm: `!c` always; `else` arm: `c` always; case item `L`: selector != L;
   `default`: selector is one of the items) and Yosys proves the assertion in every state
-  reachable from reset (`sat -tempinduct -prove-asserts`, as the gate's equivalence does).
+  reachable from reset (`sat -tempinduct -prove-asserts`), X-aware first, then 2-valued (the
+  semantics of Verilator, which measures the line and branch points), where unreachable
+  states with X registers keep the X-aware induction from closing.
   The assertion holds everywhere, a stronger claim than the branch needing it, so a proof
   is a proof of unreachability; where induction does not close, the point stays counted.
 
@@ -265,9 +267,10 @@ def prove(design: Design, claim: Claim, folder: Path, time_s: float, sandbox: bo
     if design.reset is not None:
         reset = f" -set-at 1 {design.reset.name} {1 if design.reset.polarity == 'high' else 0}"
     runner = ToolRunner(folder, Limits(time_s=time_s), sandbox, readable=tuple(design.include_dirs))
-    for undef in (" -set-init-undef -enable_undef", ""):  # X-aware first, then 2-valued (see equivalence.py)
-        script = "; ".join([*prepare, f"sat -tempinduct -prove-asserts -seq 1{reset}{undef} -set-def-inputs "
-                                      f"-maxsteps 20 {design.top}"])
+    # X-aware first; then 2-valued, as Verilator measures line and branch points (-set-def-inputs
+    # would switch X modelling back on: Yosys's sat enables it with any -set-def option)
+    for values in (" -set-init-undef -enable_undef -set-def-inputs", ""):
+        script = "; ".join([*prepare, f"sat -tempinduct -prove-asserts -seq 1{reset}{values} -maxsteps 20 {design.top}"])
         run = runner.run([require_tool("yosys").path, "-p", script])
         if "Induction step proven: SUCCESS" in run.output or (run.ok and "SUCCESS!" in run.output
                                                                and "FAIL" not in run.output):
