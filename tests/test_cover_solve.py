@@ -15,7 +15,7 @@ from hdlrl.cover.coverage import CoveragePoint
 from hdlrl.cover.coverage_yaml import load_covergroups
 from hdlrl.cover.grade import GivenPrograms
 from hdlrl.cover.loop import CoverRun
-from hdlrl.cover.solve import bin_targets, code_target, parse_trace, solve, top_module_line
+from hdlrl.cover.solve import bin_targets, code_target, due_checks, parse_trace, solve, solve_depths, top_module_line
 from hdlrl.cover.unreachable import claim_for
 from hdlrl.cover.stimulus import StimulusSpace
 from hdlrl.design import load_design
@@ -142,6 +142,31 @@ def test_a_nested_arm_is_solved_and_replayed(tmp_path: Path) -> None:
     assert rows
     assert _replayed(design, rows, tmp_path / "replay").state.code[point] > 0
 
+
+
+def test_items_without_a_sequence_are_checked_again_at_twice_the_depth() -> None:
+    """Fresh items first, at the first depth; then the ones still without a sequence, deeper;
+    an item with a sequence, or given up on, never again."""
+    assert solve_depths(24, 2) == [24, 48, 96] and solve_depths(24, 0) == [24]
+    witnesses = {"found": [{"din": 1}], "missed": None, "shallow": None}
+    checked = {"found": 24, "missed": 1 << 30, "shallow": 24}
+    due = list(due_checks(["found", "missed", "shallow", "fresh"], [24, 48, 96], witnesses, checked))
+    assert due == [(24, "fresh"), (48, "shallow"), (48, "fresh"), (96, "shallow"), (96, "fresh")]
+
+
+@needs_tools
+def test_a_frame_longer_than_the_first_depth_is_solved_at_the_second(tmp_path: Path) -> None:
+    """spi_slave_cmd executes a READ at the end of a 16-bit frame, 32 clock cycles at least:
+    out of reach at 24 cycles, found at 48, and the harness, replaying it, takes the arm."""
+    design = load_design(DESIGNS_DIR / "hard_coverage" / "spi_slave_cmd")
+    texts = {str(path.relative_to(design.root)): path.read_text() for path in design.rtl}
+    line = next(number for number, text in enumerate(texts["rtl/spi_slave_cmd.v"].splitlines(), 1)
+                if "rd_data <= regs[addr[2:0]];" in text) - 1
+    point = f"branch|rtl/spi_slave_cmd.v|{line}|29|{line}-{line + 1}|if|"
+    target, ports = code_target(point, texts), _driven_ports(design, tmp_path / "interface")
+    assert target is not None and solve(design, target, ports, tmp_path / "at24", depth=24, time_s=60) is None
+    rows = solve(design, target, ports, tmp_path / "at48", depth=48, time_s=60)
+    assert rows and _replayed(design, rows, tmp_path / "replay").state.code[point] > 0
 
 class ReplaysOnce(GivenPrograms):
     """Proposes its programs as if each replayed the sequences solved for `items`."""

@@ -46,6 +46,7 @@ class CoverFlow:
     unreachable_budget_s: Bounded(1e6) = 120
     solves_per_step: Count(64, minimum=0) = 4  # uncovered items given a bounded model check each step
     solve_depth: Count(256) = 24  # cycles from reset the model check looks through
+    solve_deepenings: Count(8, minimum=0) = 2  # an item without a sequence is checked again at twice the depth
     solve_time_s: Positive = 10  # each model check
     check_cocotb_replay: bool = False  # also run the cocotb replay on the reference and every mutant (slow)
     advantage: Method = "entropic"

@@ -231,6 +231,17 @@ class FunctionalCoverage:
         return dict(self.counts)
 
 
+def run_hits(groups: list[Covergroup], clock: str | None, samples: list[list[str]]) -> dict[str, int]:
+    """The bins one simulation hit: each sampling point recorded for the groups on `clock` and,
+    where the design has a clock, for the unclocked groups too."""
+    model = FunctionalCoverage(groups)
+    for values in samples:
+        model.record(clock, values)
+        if clock is not None:
+            model.record(None, values)
+    return model.hits()
+
+
 def merge_hits(first: dict[str, int], second: dict[str, int]) -> dict[str, int]:
     """Hit counts of two runs (or a run and the total so far) added bin by bin."""
     return {bin_id: first.get(bin_id, 0) + second.get(bin_id, 0) for bin_id in {**first, **second}}

@@ -32,11 +32,12 @@ from hdlrl.cover.coverage import MetricSummary, summarise
 from hdlrl.cover.cover_flow import CoverFlow
 from hdlrl.cover.exclusions import merge_checked
 from hdlrl.cover.coverage_yaml import load_covergroups
-from hdlrl.cover.functional import FunctionalCoverage, fraction, merge_hits, sampled_expressions, scoped
+from hdlrl.cover.functional import FunctionalCoverage, fraction, merge_hits, run_hits, sampled_expressions, scoped
 from hdlrl.cover.harness import (Harness, HarnessBuildError, HarnessRun, HarnessSpec, build_harness, mutant_named_in,
                                  spec_digest)
 from hdlrl.cover.mutants import CoverMutant, cover_mutants
-from hdlrl.cover.solve import bin_targets, code_target, solve, top_module_line
+from hdlrl.cover.solve import (GIVEN_UP, bin_targets, code_target, due_checks, solve, solve_depths,
+                               top_module_line)
 from hdlrl.cover.steer import steering_values
 from hdlrl.cover.targets import design_targets, targets_met
 from hdlrl.cover.stimulus import ProgramError, StimulusProgram, StimulusSpace, parse_program, render
@@ -76,6 +77,7 @@ class CoverRunState:
     unreachable: dict[str, str] = field(default_factory=dict)  # point id -> why no stimulus can reach it
     examined: list[str] = field(default_factory=list)  # uncovered point ids already tried for unreachability
     witnesses: dict[str, list[dict[str, int]] | None] = field(default_factory=dict)  # item -> solved inputs; None: none
+    solve_depths: dict[str, int] = field(default_factory=dict)  # item -> the deepest check it had
 
 
 @dataclass
@@ -162,13 +164,7 @@ class CoverRun:
     # ------------------------------------------------------------------ one program
 
     def functional_hits(self, run: HarnessRun) -> dict[str, int]:
-        model = FunctionalCoverage(self.groups)
-        model.start_run()
-        for values in run.samples:
-            model.record(self.clock, values)
-            if self.clock is not None:
-                model.record(None, values)
-        return model.hits()
+        return run_hits(self.groups, self.clock, run.samples)
 
     def _simulate(self, sample: Sample, name: str, fallback_seed: int) -> Outcome:
         try:
@@ -295,19 +291,20 @@ class CoverRun:
                           f"step{self.loop.state.step}", witnesses)
 
     def solve_some(self, uncovered: list[str]) -> None:
-        """Model-check the first `solves_per_step` uncovered items not tried before that have a
-        condition to check; each keeps its input sequence, or None where none was found
-        (`hdlrl.cover.solve`). A combinational design needs one step, not `solve_depth`."""
-        depth = 1 if self.design.is_combinational else self.flow.solve_depth
+        """Model-check up to `solves_per_step` uncovered items that have a condition to check, in
+        the order of `hdlrl.cover.solve.due_checks`; an item keeps its input sequence, or None."""
+        depths = [1] if self.design.is_combinational else solve_depths(self.flow.solve_depth,
+                                                                        self.flow.solve_deepenings)
         checks = 0
-        for item in (item for item in uncovered if item not in self.state.witnesses):
+        for depth, item in due_checks(uncovered, depths, self.state.witnesses, self.state.solve_depths):
             if checks == self.flow.solves_per_step:
                 break
-            is_bin = item in self.functional_model.counts
-            target = self.bin_targets.get(item) if is_bin else code_target(item, self.sources)
+            target = self.bin_targets.get(item) if item in self.functional_model.counts else code_target(
+                item, self.sources)
             checks += target is not None
+            self.state.solve_depths[item] = depth if target is not None else GIVEN_UP
             self.state.witnesses[item] = None if target is None else solve(
-                self.design, target, self.space.ports, self.run_dir / "solve" / str(len(self.state.witnesses)),
+                self.design, target, self.space.ports, self.run_dir / "solve" / f"{len(self.state.witnesses)}_{depth}",
                 depth, self.flow.solve_time_s, self.sandbox)
 
     # ------------------------------------------------------------------ the job
@@ -333,7 +330,8 @@ class CoverRun:
         judged = [self._judged(outcome, covered, killed) for outcome in outcomes]
         missed = [item for sample in samples for item in sample.metadata.get("solved", [])
                   if item not in covered and f"functional|{item}" not in covered]
-        self.state.witnesses.update(dict.fromkeys(missed))  # a solved sequence that missed is not offered again
+        self.state.witnesses.update(dict.fromkeys(missed))  # a solved sequence that missed is not offered again,
+        self.state.solve_depths.update(dict.fromkeys(missed, GIVEN_UP))  # nor solved for again
         if self.harness.code_coverage and not any(verdict.row.get("new_items") for verdict in judged):
             self.examine_uncovered()  # coverage stalled: some holes may have no way in
         return [judged]

@@ -17,6 +17,7 @@ is what the simulation hit. No counterexample within `depth` cycles says nothing
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -178,6 +179,27 @@ def parse_trace(output: str, ports: tuple[Port, ...]) -> list[dict[str, int]]:
             bits = match["bits"].replace("x", "0").replace("z", "0")
             steps.setdefault(int(match["step"]), {})[match["signal"]] = int(bits, 2)
     return [steps[step] for step in sorted(steps)]
+
+
+GIVEN_UP = 1 << 30  # the check depth recorded for an item never to check again
+
+
+def solve_depths(first: int, deepenings: int) -> list[int]:
+    """The depths an item without a sequence is checked at, in turn: `first`, doubled
+    `deepenings` times (24, 48, 96). A check costs about linearly in its depth, and most items
+    are found at the first."""
+    return [first << doubling for doubling in range(deepenings + 1)]
+
+
+def due_checks(uncovered: list[str], depths: list[int], witnesses: dict[str, list | None],
+               checked: dict[str, int]) -> Iterator[tuple[int, str]]:
+    """(depth, item) for the items without a sequence: every item not yet checked at the first
+    depth, then at the next depth those whose last check (`checked`) was shallower, and so on.
+    Read lazily, so an item checked on the way is seen as such."""
+    for depth in depths:
+        for item in uncovered:
+            if not witnesses.get(item) and checked.get(item, 0) < depth:
+                yield depth, item
 
 
 def solve(design: Design, target: Target, driven: tuple[Port, ...], folder: Path, depth: int, time_s: float,

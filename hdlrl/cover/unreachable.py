@@ -270,7 +270,8 @@ def prove(design: Design, claim: Claim, folder: Path, time_s: float, sandbox: bo
     # X-aware first; then 2-valued, as Verilator measures line and branch points (-set-def-inputs
     # would switch X modelling back on: Yosys's sat enables it with any -set-def option)
     for values in (" -set-init-undef -enable_undef -set-def-inputs", ""):
-        script = "; ".join([*prepare, f"sat -tempinduct -prove-asserts -seq 1{reset}{values} -maxsteps 20 {design.top}"])
+        script = "; ".join([*prepare, f"sat -tempinduct -prove-asserts -seq 1{reset}{values} -maxsteps 20 "
+                                      f"{design.top}"])
         run = runner.run([require_tool("yosys").path, "-p", script])
         if "Induction step proven: SUCCESS" in run.output or (run.ok and "SUCCESS!" in run.output
                                                                and "FAIL" not in run.output):
