@@ -145,13 +145,14 @@ def test_a_nested_arm_is_solved_and_replayed(tmp_path: Path) -> None:
 
 
 def test_items_without_a_sequence_are_checked_again_at_twice_the_depth() -> None:
-    """Fresh items first, at the first depth; then the ones still without a sequence, deeper;
+    """Fresh items at the first depth and items still without a sequence at the next, in turn;
     an item with a sequence, or given up on, never again."""
     assert solve_depths(24, 2) == [24, 48, 96] and solve_depths(24, 0) == [24]
-    witnesses = {"found": [{"din": 1}], "missed": None, "shallow": None}
-    checked = {"found": 24, "missed": 1 << 30, "shallow": 24}
-    due = list(due_checks(["found", "missed", "shallow", "fresh"], [24, 48, 96], witnesses, checked))
-    assert due == [(24, "fresh"), (48, "shallow"), (48, "fresh"), (96, "shallow"), (96, "fresh")]
+    witnesses = {"found": [{"din": 1}], "missed": None, "shallow": None, "deep": None, "deepest": None}
+    checked = {"found": 24, "missed": 1 << 30, "shallow": 24, "deep": 48, "deepest": 96}
+    due = due_checks(["found", "missed", "deep", "shallow", "deepest", "fresh", "new"], [24, 48, 96], witnesses,
+                     checked)
+    assert due == [(24, "fresh"), (48, "shallow"), (24, "new"), (96, "deep")]
 
 
 @needs_tools

@@ -17,8 +17,8 @@ is what the simulation hit. No counterexample within `depth` cycles says nothing
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import zip_longest
 from pathlib import Path
 
 from hdlrl.cover.coverage import CoveragePoint
@@ -192,14 +192,16 @@ def solve_depths(first: int, deepenings: int) -> list[int]:
 
 
 def due_checks(uncovered: list[str], depths: list[int], witnesses: dict[str, list | None],
-               checked: dict[str, int]) -> Iterator[tuple[int, str]]:
-    """(depth, item) for the items without a sequence: every item not yet checked at the first
-    depth, then at the next depth those whose last check (`checked`) was shallower, and so on.
-    Read lazily, so an item checked on the way is seen as such."""
-    for depth in depths:
-        for item in uncovered:
-            if not witnesses.get(item) and checked.get(item, 0) < depth:
-                yield depth, item
+               checked: dict[str, int]) -> list[tuple[int, str]]:
+    """(depth, item) for the uncovered items without a sequence, in the order to check them:
+    items never checked (at the first depth) and items whose last check came back empty (at the
+    next depth, `checked` giving the last), taken in turn, so that deep items get checks from
+    the second step on while fresh ones remain."""
+    fresh = [(depths[0], item) for item in uncovered if item not in checked]
+    deeper = [(next(depth for depth in depths if depth > checked[item]), item) for item in uncovered
+              if item in checked and not witnesses.get(item) and checked[item] < depths[-1]]
+    deeper.sort(key=lambda pair: pair[0])
+    return [pair for both in zip_longest(fresh, deeper) for pair in both if pair is not None]
 
 
 def solve(design: Design, target: Target, driven: tuple[Port, ...], folder: Path, depth: int, time_s: float,
