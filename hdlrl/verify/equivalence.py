@@ -18,9 +18,9 @@ Both designs are read into one Yosys session (the reference's modules renamed wi
   registers start undefined (`-set-init-undef`, so a register without reset is `x` in the
   reference and ignored there), both designs get the same defined inputs. An induction
   proof within `depth` steps is a proof; a base-case model is a counterexample; when only
-  the base case holds for `depth` steps, a 2-valued k-induction up to 2 x `depth` gets the
-  rest of the time (it closes where X values in unreachable states stop the X-aware one),
-  and without its proof the level is `bounded(depth)`.
+  the base case holds for `depth` steps, a second k-induction up to 2 x `depth`, registers
+  not started undefined, gets the rest of the time (`_two_valued_induction`: named so, but
+  still X-aware), and without its proof the level is `bounded(depth)`.
 
 A time-out or anything Yosys cannot decide is "unknown", never a pass.
 """
@@ -236,12 +236,12 @@ def _equiv_induct(session: _Session, top: str) -> ToolRun | None:
 
 
 def _two_valued_induction(session: _Session, reset: str, max_steps: int) -> bool:
-    """k-induction without X modelling, up to `max_steps`; True only when it proves.
+    """k-induction up to `max_steps` from registers not started undefined; True only when it proves.
 
-    X-aware induction often cannot close where unreachable states hide X values; without X
-    modelling every register and every X is just some 0 or 1, which only adds behaviours, so
-    a proof here holds for the real circuit too. Its counterexamples may be artefacts of
-    that (an X output of the reference compared), so only a proof is taken from it.
+    Despite the name (the method `sat-tempinduct-2valued` reports), X modelling stays on:
+    Yosys's `sat` enables it with `-set-def-inputs`. It must: without it a constant `x` reads
+    as 0, so a candidate driving `1'bx` where the reference drives 0, late enough to pass the
+    base case, would be proven equal though a simulator shows X. Only a proof is taken from it.
     """
     run = _sat_on_miter(session, "miter_tempinduct_2valued.ys",
                         f"sat -tempinduct -prove trigger 0 -seq 1{reset} -set-def-inputs -maxsteps {max_steps} {MITER}")
