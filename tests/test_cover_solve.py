@@ -15,7 +15,7 @@ from hdlrl.cover.coverage import CoveragePoint
 from hdlrl.cover.coverage_yaml import load_covergroups
 from hdlrl.cover.grade import GivenPrograms
 from hdlrl.cover.loop import CoverRun
-from hdlrl.cover.solve import bin_targets, code_target, due_checks, parse_trace, solve, solve_depths, top_module_line
+from hdlrl.cover.solve import bin_targets, check_plan, code_target, due_checks, parse_trace, solve, top_module_line
 from hdlrl.cover.unreachable import claim_for
 from hdlrl.cover.stimulus import StimulusSpace
 from hdlrl.design import load_design
@@ -147,7 +147,8 @@ def test_a_nested_arm_is_solved_and_replayed(tmp_path: Path) -> None:
 def test_items_without_a_sequence_are_checked_again_at_twice_the_depth() -> None:
     """Fresh items at the first depth and items still without a sequence at the next, in turn;
     an item with a sequence, or given up on, never again."""
-    assert solve_depths(24, 2) == [24, 48, 96] and solve_depths(24, 0) == [24]
+    assert check_plan(24, 2, 8, combinational=False) == ([24, 48, 96], 8)
+    assert check_plan(24, 2, 8, combinational=True) == ([1], 192)  # a cycle each
     witnesses = {"found": [{"din": 1}], "missed": None, "shallow": None, "deep": None, "deepest": None}
     checked = {"found": 24, "missed": 1 << 30, "shallow": 24, "deep": 48, "deepest": 96}
     due = due_checks(["found", "missed", "deep", "shallow", "deepest", "fresh", "new"], [24, 48, 96], witnesses,

@@ -36,7 +36,7 @@ from hdlrl.cover.functional import FunctionalCoverage, fraction, merge_hits, run
 from hdlrl.cover.harness import (Harness, HarnessBuildError, HarnessRun, HarnessSpec, build_harness, mutant_named_in,
                                  spec_digest)
 from hdlrl.cover.mutants import CoverMutant, cover_mutants
-from hdlrl.cover.solve import (GIVEN_UP, bin_targets, code_target, due_checks, solve, solve_depths,
+from hdlrl.cover.solve import (GIVEN_UP, bin_targets, check_plan, code_target, due_checks, solve,
                                top_module_line)
 from hdlrl.cover.steer import steering_values
 from hdlrl.cover.targets import design_targets, targets_met
@@ -291,13 +291,14 @@ class CoverRun:
                           f"step{self.loop.state.step}", witnesses)
 
     def solve_some(self, uncovered: list[str]) -> None:
-        """Model-check up to `solves_per_step` uncovered items that have a condition to check, in
-        the order of `hdlrl.cover.solve.due_checks`; an item keeps its input sequence, or None."""
-        depths = [1] if self.design.is_combinational else solve_depths(self.flow.solve_depth,
-                                                                        self.flow.solve_deepenings)
+        """Model-check uncovered items that have a condition to check, as many as
+        `hdlrl.cover.solve.check_plan` allows a step, in the order of `due_checks`; an item
+        keeps its input sequence, or None."""
+        depths, allowed = check_plan(self.flow.solve_depth, self.flow.solve_deepenings, self.flow.solves_per_step,
+                                     self.design.is_combinational)
         checks = 0
         for depth, item in due_checks(uncovered, depths, self.state.witnesses, self.state.solve_depths):
-            if checks == self.flow.solves_per_step:
+            if checks == allowed:
                 break
             target = self.bin_targets.get(item) if item in self.functional_model.counts else code_target(
                 item, self.sources)

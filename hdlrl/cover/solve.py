@@ -184,11 +184,15 @@ def parse_trace(output: str, ports: tuple[Port, ...]) -> list[dict[str, int]]:
 GIVEN_UP = 1 << 30  # the check depth recorded for an item never to check again
 
 
-def solve_depths(first: int, deepenings: int) -> list[int]:
-    """The depths an item without a sequence is checked at, in turn: `first`, doubled
-    `deepenings` times (24, 48, 96). A check costs about linearly in its depth, and most items
-    are found at the first."""
-    return [first << doubling for doubling in range(deepenings + 1)]
+def check_plan(solve_depth: int, deepenings: int, per_step: int, combinational: bool) -> tuple[list[int], int]:
+    """The depths an item without a sequence is checked at, in turn, and the checks a step may
+    make. A sequential design: `solve_depth`, doubled `deepenings` times (24, 48, 96; a check
+    costs about linearly in its depth, and most items are found at the first), `per_step`
+    checks. A combinational one: one cycle, once, and `solve_depth` times as many checks, each
+    costing a cycle (instr_decoder's 298 bins, 8 checks a step, were mostly never checked)."""
+    if combinational:
+        return [1], per_step * solve_depth
+    return [solve_depth << doubling for doubling in range(deepenings + 1)], per_step
 
 
 def due_checks(uncovered: list[str], depths: list[int], witnesses: dict[str, list | None],
