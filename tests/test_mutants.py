@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -81,6 +82,22 @@ def test_assign_lists_and_loop_declared_variables_parse_and_print_as_verilog_200
                               capture_output=True, text=True)
     assert compiled.returncode == 0, compiled.stderr
 
+
+
+@pytest.mark.skipif(shutil.which("verilator") is None, reason="needs verilator")
+def test_a_null_statement_prints_back_as_one(tmp_path: Path) -> None:
+    """pyverilog reads `default: ;` as an event control on an empty list and printed it
+    `@(*);`: each mutant of spi_slave_cmd then waited forever on Icarus (a kill that was no
+    mutation's) and crashed Verilator 5.006 under --timing, so the cover run lost its code
+    coverage to Icarus."""
+    source = DESIGNS_DIR / "hard_coverage" / "spi_slave_cmd" / "rtl" / "spi_slave_cmd.v"
+    assert "default: ;" in source.read_text()
+    printed = unparse(parse_verilog(source.read_text()))
+    assert "@(*)" not in printed and "default: ;" in printed
+    (tmp_path / "printed.v").write_text(printed)
+    lint = subprocess.run(["verilator", "--lint-only", "--timing", "-Wno-fatal", "-Wno-lint", "-Wno-style",
+                           str(tmp_path / "printed.v")], capture_output=True, text=True)
+    assert lint.returncode == 0, lint.stderr
 
 def test_same_seed_same_mutants_other_seed_other_mutants() -> None:
     alu = design("alu8")

@@ -75,6 +75,11 @@ def _screen(design: Design, interface: Interface, mutant, folder: Path, sandbox:
     return "runs" if run.ok else "hangs"
 
 
+# The saved mutants' format; a set saved in another is made again. 4: a null statement is
+# printed as one (3 printed it `@(*);`, which hung every mutant of a design with `default: ;`).
+SAVED_FORMAT = 4
+
+
 def cover_mutants(design: Design, interface: Interface, count: int, seed: int, folder: Path, time_s: float,
                   workers: int = 2, sandbox: bool | None = None) -> list[CoverMutant]:
     """`count` mutants of `design` with their equivalence verdicts (read back from `folder` when
@@ -83,7 +88,8 @@ def cover_mutants(design: Design, interface: Interface, count: int, seed: int, f
     saved = folder / MUTANTS_FILE
     if saved.is_file():
         data = json.loads(saved.read_text())
-        if data["count"] == count and data["seed"] == seed and data.get("screened") == 3 and not data["unmutable"]:
+        if (data["count"] == count and data["seed"] == seed and data.get("screened") == SAVED_FORMAT
+                and not data["unmutable"]):
             return [CoverMutant(**entry) for entry in data["mutants"]]
     unmutable = ""
     try:
@@ -100,7 +106,7 @@ def cover_mutants(design: Design, interface: Interface, count: int, seed: int, f
     result = [CoverMutant(mutant.index, mutant.operator, mutant.file, mutant.line, mutant.description, mutant.text,
                           label, screen) for mutant, label, screen in zip(mutants, labels, screens)]
     folder.mkdir(parents=True, exist_ok=True)
-    saved.write_text(json.dumps({"count": count, "seed": seed, "screened": 3, "unmutable": unmutable,
+    saved.write_text(json.dumps({"count": count, "seed": seed, "screened": SAVED_FORMAT, "unmutable": unmutable,
                                  "mutants": [asdict(m) for m in result]}))
     return result
 

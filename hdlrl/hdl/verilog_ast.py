@@ -358,6 +358,15 @@ class VerilogWriter(ASTCodeGenerator):
     def visit_IndexedPartselect(self, node: IndexedPartselect) -> str:
         return f"{self.visit(node.var)}[{self.visit(node.base)} {node.direction} {self.visit(node.width)}]"
 
+    def visit_EventStatement(self, node: ast.EventStatement) -> str:
+        """pyverilog reads a null statement (`default: ;`) as an event control on an empty list
+        and would print `@(*);`, which stops the process for good on Icarus and crashes Verilator
+        5.006 under --timing: printed as the null statement it was. (A written `@(*);`, a wait
+        for nothing, reads the same; RTL has no use for it.)"""
+        if [(sens.sig, sens.type) for sens in node.senslist.list] == [(None, "all")]:
+            return ";"
+        return super().visit_EventStatement(node)
+
     def visit_Decl(self, node: ast.Decl) -> str:
         """One declaration a line, and `reg x = v;` kept as an initialiser, not an illegal `assign`."""
         items: list[str] = []
