@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from hdlrl.cover.coverage import CoveragePoint, merge_counts, summarise
-from hdlrl.cover.harness import HarnessBuildError, HarnessSpec, build_harness, mutant_named_in
+from hdlrl.cover.harness import HarnessBuildError, HarnessSpec, build_harness, crash_site, mutant_named_in
 from hdlrl.cover.corpus import Entry, greedy_cover
 from hdlrl.cover.stimulus import StimulusSpace, parse_program, render
 from hdlrl.cover.unreachable import unreachable_points
@@ -72,6 +72,20 @@ def test_a_mutant_verilator_cannot_build_is_named_by_the_build_error(traffic) ->
     assert mutant_named_in(str(error.value)) == 1
     assert mutant_named_in("hdlrl_cover_tb.v:9: syntax error") is None
 
+
+
+def test_a_verilator_internal_fault_names_the_last_source_it_warned_about() -> None:
+    """Verilator 5.006 crashed on spi_slave_cmd's harness after warning about mutant 3's
+    `tx[5:0-1]`; its fault names no file, so the whole run fell back to Icarus and lost its code
+    coverage. The source named last before the fault goes into the error, and that mutant
+    alone is dropped. (The crash needs the whole 30-mutant harness, so the output is quoted.)"""
+    output = ("%Warning-SELRANGE: mutants/14/rtl/spi_slave_cmd.v:66:24: Selection index out of range\n"
+              "%Warning-SELRANGE: mutants/3/rtl/spi_slave_cmd.v:64:19: Selection index out of range: 5:-1\n"
+              "   64 |         tx <= { tx[5:0-1], 1'b0 };\n"
+              "%Error: Verilator internal fault, sorry. Suggest trying --debug --gdbbt\n"
+              "%Error: Command Failed ... mutants/0/rtl/spi_slave_cmd.v mutants/1/rtl/spi_slave_cmd.v\n")
+    assert mutant_named_in("%Error: Verilator internal fault, sorry." + crash_site(output)) == 3
+    assert crash_site(output.replace("internal fault", "syntax error")) == ""
 
 def test_a_long_hold_reaches_the_saturating_branch(traffic) -> None:
     _, _, space, _, harness, _ = traffic

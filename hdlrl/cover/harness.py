@@ -218,6 +218,16 @@ def mutant_named_in(error: str) -> int | None:
     return int(culprit[1] or culprit[2]) if culprit else None
 
 
+def crash_site(output: str) -> str:
+    """Where Verilator was when an internal fault stopped it, for an error that names no file:
+    the last source its output named before the fault. Verilator 5.006 crashes on a mutant's
+    reversed part select (`tx[5:0-1]`) after warning about it; naming that mutant lets the
+    build go on without it, rather than the whole run losing its code coverage to Icarus."""
+    before, fault, _ = output.partition("internal fault")
+    named = re.findall(r"([\w./-]+\.s?v):\d+", before) if fault else []
+    return f" (the last source named before it: {named[-1]})" if named else ""
+
+
 def build_harness(spec: HarnessSpec, folder: Path, simulator: str = "verilator", sandbox: bool | None = None,
                   time_s: float = 600) -> Harness:
     """Build (or reuse, when `folder` holds a build of the same spec) the harness in `folder`."""
@@ -246,8 +256,8 @@ def build_harness(spec: HarnessSpec, folder: Path, simulator: str = "verilator",
                 HARNESS_FILE, *map(str, sources)]
         result = runner.run(argv)
     if not result.ok:
-        raise HarnessBuildError(f"{simulator} {result.fault} building the harness" if result.fault else
-                                first_error(simulator, result.output, f"{simulator} could not build the harness "
-                                            f"(exit {result.returncode})"))
+        raise HarnessBuildError((f"{simulator} {result.fault} building the harness" if result.fault else
+                                 first_error(simulator, result.output, f"{simulator} could not build the harness "
+                                             f"(exit {result.returncode})")) + crash_site(result.output))
     stamp.write_text(digest)
     return harness
