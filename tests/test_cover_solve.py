@@ -15,7 +15,8 @@ from hdlrl.cover.coverage import CoveragePoint
 from hdlrl.cover.coverage_yaml import load_covergroups
 from hdlrl.cover.grade import GivenPrograms
 from hdlrl.cover.loop import CoverRun
-from hdlrl.cover.solve import bin_targets, check_plan, code_target, due_checks, parse_trace, solve, top_module_line
+from hdlrl.cover.solve import (Check, CheckPlan, bin_targets, check_plan, code_target, due_checks, parse_trace,
+                               prefix_for, solve, top_module_line)
 from hdlrl.cover.unreachable import claim_for
 from hdlrl.cover.stimulus import StimulusSpace
 from hdlrl.design import load_design
@@ -147,13 +148,50 @@ def test_a_nested_arm_is_solved_and_replayed(tmp_path: Path) -> None:
 def test_items_without_a_sequence_are_checked_again_at_twice_the_depth() -> None:
     """Fresh items at the first depth and items still without a sequence at the next, in turn;
     an item with a sequence, or given up on, never again."""
-    assert check_plan(24, 2, 8, combinational=False) == ([24, 48, 96], 8)
-    assert check_plan(24, 2, 8, combinational=True) == ([1], 192)  # a cycle each
+    assert check_plan(24, 2, 8, combinational=False) == CheckPlan([24, 48, 96], 8, 48)
+    assert check_plan(24, 2, 8, combinational=True) == CheckPlan([1], 192, None)  # a cycle each
     witnesses = {"found": [{"din": 1}], "missed": None, "shallow": None, "deep": None, "deepest": None}
     checked = {"found": 24, "missed": 1 << 30, "shallow": 24, "deep": 48, "deepest": 96}
-    due = due_checks(["found", "missed", "deep", "shallow", "deepest", "fresh", "new"], [24, 48, 96], witnesses,
-                     checked)
-    assert due == [(24, "fresh"), (48, "shallow"), (24, "new"), (96, "deep")]
+    due = due_checks(["found", "missed", "deep", "shallow", "deepest", "fresh", "new"],
+                     CheckPlan([24, 48, 96], 8, None), witnesses, checked, {}, [])
+    assert due == [Check("fresh", 24), Check("shallow", 48), Check("new", 24), Check("deep", 96)]
+
+
+def test_past_the_deepest_check_an_item_is_checked_from_where_a_sequence_left_the_design() -> None:
+    """The longest sequence among the bins before it in its coverpoint first (two bytes written
+    after one), then the longest of all; each prefix once, and a longer one found later in turn."""
+    plan = CheckPlan([24, 48], 8, 24)
+    bins = ["g.count.one", "g.count.two", "g.count.three", "g.other.x"]
+    witnesses = {"g.count.one": [{}] * 30, "g.other.x": [{}] * 40, "g.count.two": None, "g.count.three": None,
+                 "branch|f.v|3|1|3|if|": None}
+    checked = dict.fromkeys(["g.count.two", "g.count.three", "branch|f.v|3|1|3|if|"], 48)
+    uncovered = ["branch|f.v|3|1|3|if|", "g.count.two", "g.count.three"]
+    assert due_checks(uncovered, plan, witnesses, checked, {}, bins) == [
+        Check("g.count.two", 24, "g.count.one"), Check("g.count.three", 24, "g.count.one"),
+        Check("branch|f.v|3|1|3|if|", 24, "g.other.x")]  # the cheapest (prefix and depth) first
+    tried = {"g.count.two": ["g.count.one"], "branch|f.v|3|1|3|if|": ["g.other.x"], "g.count.three": ["g.count.one"]}
+    assert due_checks(uncovered, plan, witnesses, checked, tried, bins) == [
+        Check("g.count.two", 24, "g.other.x"), Check("g.count.three", 24, "g.other.x")]
+    witnesses["g.count.two"] = [{}] * 60  # found from one's end: three now starts from two's
+    assert prefix_for("g.count.three", witnesses, bins, tried["g.count.three"]) == "g.count.two"
+    assert prefix_for("g.count.two", witnesses, bins, ["g.count.one", "g.other.x", "g.count.two"]) is None
+
+
+@needs_tools
+def test_a_count_past_the_deepest_check_is_solved_from_a_reached_state(tmp_path: Path) -> None:
+    """i2c_target_rx's second written byte: the check starts where the first byte's sequence left
+    the receiver, the sequence it returns begins with that prefix, and the harness, replaying it,
+    counts two written bytes."""
+    design = load_design(DESIGNS_DIR / "hard_coverage" / "i2c_target_rx")
+    texts = {str(path.relative_to(design.root)): path.read_text() for path in design.rtl}
+    targets = bin_targets(load_covergroups(design.root), *top_module_line(texts, design.top), "clk")
+    ports = _driven_ports(design, tmp_path / "interface")
+    one = solve(design, targets["i2c.written.one"], ports, tmp_path / "one", depth=96, time_s=60)
+    assert one and solve(design, targets["i2c.written.two"], ports, tmp_path / "two_at_48", depth=48, time_s=60) is None
+    two = solve(design, targets["i2c.written.two"], ports, tmp_path / "two", depth=48, time_s=60, prefix=one)
+    assert two and two[:len(one)] == one
+    replayed = _replayed(design, two, tmp_path / "replay")
+    assert replayed.state.functional["i2c.written.two"] > 0
 
 
 @needs_tools

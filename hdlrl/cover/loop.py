@@ -2,19 +2,18 @@
 
 Each step
 1. shows the policy the design, its inputs and the coverage holes left (`CoverState`);
-2. takes `group_size` stimulus programs from it; a malformed one is refused with its reason
-   (shown to the policy next step) and earns -1, below every simulated program;
+2. takes `group_size` stimulus programs from it; a malformed one is refused with its reason (shown to the
+   policy next step) and earns -1, below every simulated program;
 3. renders and simulates each on the compile-once harness, in parallel;
-4. rewards each program by what it adds to the coverage of the run so far: per metric the
-   newly hit points as a fraction of the metric's points, weighted, plus (objective
-   `mutants`) the live mutants it is the first to kill;
+4. rewards each program by what it adds to the coverage of the run so far: per metric the newly hit points
+   as a fraction of the metric's points, weighted, plus (objective `mutants`) the live mutants it kills first;
 5. keeps every program that added something in the corpus;
 6. updates the policy from the group's rewards (entropic advantages, adaptive KL budget:
    `hdlrl.ttt.update`, the optimiser's objective) and checkpoints.
 
-The run ends when the budget of programs is spent or every target of the flow holds; the
-corpus is then reduced to a small set that keeps all of its coverage and kills (greedy set
-cover), replayed once more to record the reference's outputs, and written out.
+The run ends when the budget of programs is spent or every target of the flow holds; the corpus is then
+reduced to a small set that keeps all of its coverage and kills (greedy set cover), replayed once more to
+record the reference's outputs, and written out.
 """
 
 from __future__ import annotations
@@ -23,6 +22,7 @@ import hashlib
 import json
 import secrets
 import warnings
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -36,8 +36,7 @@ from hdlrl.cover.functional import FunctionalCoverage, fraction, merge_hits, run
 from hdlrl.cover.harness import (Harness, HarnessBuildError, HarnessRun, HarnessSpec, build_harness, mutant_named_in,
                                  spec_digest)
 from hdlrl.cover.mutants import CoverMutant, cover_mutants
-from hdlrl.cover.solve import (GIVEN_UP, bin_targets, check_plan, code_target, due_checks, solve,
-                               top_module_line)
+from hdlrl.cover.solve import GIVEN_UP, bin_targets, check_plan, code_target, due_checks, solve, top_module_line
 from hdlrl.cover.steer import steering_values
 from hdlrl.cover.targets import design_targets, targets_met
 from hdlrl.cover.stimulus import ProgramError, StimulusProgram, StimulusSpace, parse_program, render
@@ -77,7 +76,8 @@ class CoverRunState:
     unreachable: dict[str, str] = field(default_factory=dict)  # point id -> why no stimulus can reach it
     examined: list[str] = field(default_factory=list)  # uncovered point ids already tried for unreachability
     witnesses: dict[str, list[dict[str, int]] | None] = field(default_factory=dict)  # item -> solved inputs; None: none
-    solve_depths: dict[str, int] = field(default_factory=dict)  # item -> the deepest check it had
+    solve_depths: dict[str, int] = field(default_factory=dict)  # item -> the deepest check from reset it had
+    chained: dict[str, list[str]] = field(default_factory=dict)  # item -> the items its checks started after
 
 
 @dataclass
@@ -216,11 +216,7 @@ class CoverRun:
         return values
 
     def hits_per_metric(self) -> dict[str, int]:
-        hits: dict[str, int] = {}
-        for item in self.covered():
-            metric = item.partition("|")[0]
-            hits[metric] = hits.get(metric, 0) + 1
-        return hits
+        return dict(Counter(item.partition("|")[0] for item in self.covered()))
 
     def curve(self) -> list[dict]:
         """Coverage after each simulation, per metric and overall, over the points reachable as
@@ -294,19 +290,24 @@ class CoverRun:
         """Model-check uncovered items that have a condition to check, as many as
         `hdlrl.cover.solve.check_plan` allows a step, in the order of `due_checks`; an item
         keeps its input sequence, or None."""
-        depths, allowed = check_plan(self.flow.solve_depth, self.flow.solve_deepenings, self.flow.solves_per_step,
-                                     self.design.is_combinational)
-        checks = 0
-        for depth, item in due_checks(uncovered, depths, self.state.witnesses, self.state.solve_depths):
-            if checks == allowed:
+        plan = check_plan(self.flow.solve_depth, self.flow.solve_deepenings, self.flow.solves_per_step,
+                          self.design.is_combinational)
+        state, checks = self.state, 0
+        for check in due_checks(uncovered, plan, state.witnesses, state.solve_depths, state.chained,
+                                list(self.bin_targets)):
+            if checks == plan.per_step:
                 break
-            target = self.bin_targets.get(item) if item in self.functional_model.counts else code_target(
-                item, self.sources)
+            functional = check.item in self.functional_model.counts
+            target = self.bin_targets.get(check.item) if functional else code_target(check.item, self.sources)
             checks += target is not None
-            self.state.solve_depths[item] = depth if target is not None else GIVEN_UP
-            self.state.witnesses[item] = None if target is None else solve(
-                self.design, target, self.space.ports, self.run_dir / "solve" / f"{len(self.state.witnesses)}_{depth}",
-                depth, self.flow.solve_time_s, self.sandbox)
+            if check.prefix is None:
+                state.solve_depths[check.item] = check.depth if target is not None else GIVEN_UP
+            else:
+                state.chained.setdefault(check.item, []).append(check.prefix)
+            prefix = state.witnesses[check.prefix] if check.prefix else []
+            state.witnesses[check.item] = None if target is None else solve(
+                self.design, target, self.space.ports, self.run_dir / "solve" / f"step{self.loop.state.step}_{checks}",
+                check.depth, self.flow.solve_time_s, self.sandbox, prefix)
 
     # ------------------------------------------------------------------ the job
 

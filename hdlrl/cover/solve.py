@@ -184,48 +184,91 @@ def parse_trace(output: str, ports: tuple[Port, ...]) -> list[dict[str, int]]:
 GIVEN_UP = 1 << 30  # the check depth recorded for an item never to check again
 
 
-def check_plan(solve_depth: int, deepenings: int, per_step: int, combinational: bool) -> tuple[list[int], int]:
-    """The depths an item without a sequence is checked at, in turn, and the checks a step may
-    make. A sequential design: `solve_depth`, doubled `deepenings` times (24, 48, 96; a check
-    costs about linearly in its depth, and most items are found at the first), `per_step`
-    checks. A combinational one: one cycle, once, and `solve_depth` times as many checks, each
-    costing a cycle (instr_decoder's 298 bins, 8 checks a step, were mostly never checked)."""
+@dataclass(frozen=True)
+class CheckPlan:
+    """How a run spends its model checks: the depths an item without a sequence is checked at
+    from reset, in turn; the checks a step may make; and the depth of a check that starts where
+    another item's sequence left the design (None: no such checks)."""
+
+    depths: list[int]
+    per_step: int
+    chain_depth: int | None
+
+
+@dataclass(frozen=True)
+class Check:
+    """One bounded model check: `item` looked for within `depth` cycles after the reset or, with
+    `prefix`, after replaying the sequence solved for the item `prefix`."""
+
+    item: str
+    depth: int
+    prefix: str | None = None
+
+
+def check_plan(solve_depth: int, deepenings: int, per_step: int, combinational: bool) -> CheckPlan:
+    """A sequential design: `solve_depth`, doubled `deepenings` times (24, 48, 96, 192; a check
+    costs about linearly in its depth, and most items are found at the first), `per_step` checks,
+    then checks from a reached state at the depth before the deepest. A combinational one: one
+    cycle, once, and `solve_depth` times as many checks, each costing a cycle (instr_decoder's 298
+    bins, 8 checks a step, were mostly never checked), and no state to start from."""
     if combinational:
-        return [1], per_step * solve_depth
-    return [solve_depth << doubling for doubling in range(deepenings + 1)], per_step
+        return CheckPlan([1], per_step * solve_depth, None)
+    depths = [solve_depth << doubling for doubling in range(deepenings + 1)]
+    return CheckPlan(depths, per_step, depths[-2] if deepenings else depths[0])
 
 
-def due_checks(uncovered: list[str], depths: list[int], witnesses: dict[str, list | None],
-               checked: dict[str, int]) -> list[tuple[int, str]]:
-    """(depth, item) for the uncovered items without a sequence, in the order to check them:
-    items never checked (at the first depth) and items whose last check came back empty (at the
-    next depth, `checked` giving the last), taken in turn, so that deep items get checks from
-    the second step on while fresh ones remain."""
-    fresh = [(depths[0], item) for item in uncovered if item not in checked]
-    deeper = [(next(depth for depth in depths if depth > checked[item]), item) for item in uncovered
-              if item in checked and not witnesses.get(item) and checked[item] < depths[-1]]
-    deeper.sort(key=lambda pair: pair[0])
-    return [pair for both in zip_longest(fresh, deeper) for pair in both if pair is not None]
+def prefix_for(item: str, witnesses: dict[str, list | None], bins: list[str], tried: list[str]) -> str | None:
+    """The solved item whose sequence `item`'s next check starts from: the longest sequence among
+    the bins listed before it in its coverpoint (a count's bins one, two, three; a prescaler's
+    ranges in order), else the longest of all (the deepest state any check reached); None when
+    both were tried. A longer sequence found later is tried in turn, so the frontier grows."""
+    solved = sorted((other for other, rows in witnesses.items() if rows), key=lambda other: (-len(witnesses[other]),
+                                                                                              other))
+    point = item.rsplit(".", 1)[0]
+    earlier = bins[:bins.index(item)] if item in bins else []
+    siblings = [other for other in solved if other in earlier and other.rsplit(".", 1)[0] == point]
+    return next((other for other in [*siblings[:1], *solved[:1]] if other not in tried), None)
+
+
+def due_checks(uncovered: list[str], plan: CheckPlan, witnesses: dict[str, list | None], checked: dict[str, int],
+               chained: dict[str, list[str]], bins: list[str]) -> list[Check]:
+    """The checks to make, in order, for the uncovered items without a sequence: items never
+    checked (at the first depth), taken in turn with the others, cheapest first: those whose last
+    check came back empty (at the next depth, `checked` giving the last), and, once the deepest
+    came back empty, those with a sequence to start from (`prefix_for`; `chained` lists those
+    tried). So deep items get checks from the second step on while fresh ones remain."""
+    fresh = [Check(item, plan.depths[0]) for item in uncovered if item not in checked]
+    deeper = [Check(item, next(depth for depth in plan.depths if depth > checked[item])) for item in uncovered
+              if item in checked and not witnesses.get(item) and checked[item] < plan.depths[-1]]
+    if plan.chain_depth is not None:
+        deeper += [Check(item, plan.chain_depth, prefix) for item in uncovered
+                   if checked.get(item) == plan.depths[-1] and not witnesses.get(item)
+                   and (prefix := prefix_for(item, witnesses, bins, chained.get(item, []))) is not None]
+    deeper.sort(key=lambda check: check.depth + len(witnesses[check.prefix] if check.prefix else []))
+    return [check for both in zip_longest(fresh, deeper) for check in both if check is not None]
 
 
 def solve(design: Design, target: Target, driven: tuple[Port, ...], folder: Path, depth: int, time_s: float,
-          sandbox: bool | None = None) -> list[dict[str, int]] | None:
-    """The driven inputs per cycle after the reset that reach `target` within `depth` cycles,
+          sandbox: bool | None = None, prefix: list[dict[str, int]] = ()) -> list[dict[str, int]] | None:
+    """The driven inputs per cycle after the reset that reach `target` within `depth` cycles
+    after the `prefix` rows (which the solver replays as given, and which begin what it returns),
     or None (proven out of reach for `depth` cycles, the solver's time ran out, or the model
     would not build). A reset is held in the first step, which is not returned, and released in
     every later one; without a reset every step is the design's."""
     prepare = asserting_model(design, target.file, target.place, folder)
-    reset, released = "", ""
+    data = tuple(port for port in driven if design.reset is None or port.name != design.reset.name)
+    first, steps = (2, len(prefix) + depth + 1) if design.reset is not None else (1, len(prefix) + depth)
+    fixed = "".join(f" -set-at {first + index} {port.name} {row.get(port.name, 0)}"
+                    for index, row in enumerate(prefix) for port in data)
     if design.reset is not None:
         active = 1 if design.reset.polarity == "high" else 0
-        reset = f" -set-at 1 {design.reset.name} {active}"
-        released = "".join(f" -set-at {step} {design.reset.name} {1 - active}" for step in range(2, depth + 1))
-    script = "; ".join([*prepare, f"sat -seq {depth} -prove-asserts -set-init-zero -show-inputs{reset}{released} "
-                                  f"{design.top}"])
+        fixed += f" -set-at 1 {design.reset.name} {active}" + "".join(
+            f" -set-at {step} {design.reset.name} {1 - active}" for step in range(2, steps + 1))
+    script = "\n".join([*prepare, f"sat -seq {steps} -prove-asserts -set-init-zero -show-inputs{fixed} {design.top}"])
+    (folder / "solve.ys").write_text(script + "\n")  # a file: a long prefix outgrows one command-line argument
     runner = ToolRunner(folder, Limits(time_s=time_s), sandbox, readable=tuple(design.include_dirs))
-    run = runner.run([require_tool("yosys").path, "-p", script])
+    run = runner.run([require_tool("yosys").path, "-s", "solve.ys"])
     if not run.ok or "model found: FAIL!" not in run.output:
         return None
-    data = tuple(port for port in driven if design.reset is None or port.name != design.reset.name)
-    steps = parse_trace(run.output, data)
-    return (steps[1:] if design.reset is not None else steps) or None  # the first step is the reset's
+    rows = parse_trace(run.output, data)
+    return (rows[1:] if design.reset is not None else rows) or None  # the first step is the reset's
