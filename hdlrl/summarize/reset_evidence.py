@@ -6,8 +6,9 @@ checker that reads the same facts can only agree. Here the claim is simulated in
 module alone on Icarus, every other input random on every cycle, the claimed reset held at its
 claimed level for `HELD_CYCLES`, then released for `FREE_CYCLES`. A reset holds some register
 at one defined value while held, and that register moves once released (so it was the reset
-that held it). An asynchronous reset sets it before any clock edge; a synchronous one only on
-an edge. A module that does not simulate alone (a child in another file) leaves the claim
+that held it); a register that moves while it is held leaves the claim unverified, as a reset
+holds the whole state. An asynchronous reset sets it before any clock edge; a synchronous one
+only on an edge. A module that does not simulate alone (a child in another file) leaves the claim
 unverified, which counts as not verified.
 """
 
@@ -155,6 +156,9 @@ def _judge(signal: str, polarity: str, timing: str, samples: dict[tuple[str, str
         if still and not any(len(set(samples.get(("F", name), []))) > 1 for name in still):
             return Evidence("unverified", f"{held}: the registers it kept did not move once released either")
         return Evidence("refuted", f"{held} for {HELD_CYCLES} random-input cycles: no register kept one defined value")
+    moving = [name for (phase, name), values in samples.items() if phase == "H" and len(set(values)) > 1]
+    if moving:  # a reset holds the state; rob4_squash's `alloc` kept all but two registers at 0
+        return Evidence("unverified", f"{held}: {reset[0]} kept one value, but {moving[0]} moved while it was held")
     before_edge = [name for name in reset if samples.get(("A", name)) == samples[("H", name)][:1]]
     if timing == "asynchronous" and not before_edge:
         return Evidence("refuted", f"{held}: {reset[0]} took its reset value only on a clock edge (synchronous)")
