@@ -222,8 +222,8 @@ def prefix_for(item: str, witnesses: dict[str, list | None], bins: list[str], tr
     the bins listed before it in its coverpoint (a count's bins one, two, three; a prescaler's
     ranges in order), else the longest of all (the deepest state any check reached); None when
     both were tried. A longer sequence found later is tried in turn, so the frontier grows."""
-    solved = sorted((other for other, rows in witnesses.items() if rows), key=lambda other: (-len(witnesses[other]),
-                                                                                              other))
+    solved = sorted((other for other, rows in witnesses.items() if rows),
+                    key=lambda other: (-len(witnesses[other]), other))
     point = item.rsplit(".", 1)[0]
     earlier = bins[:bins.index(item)] if item in bins else []
     siblings = [other for other in solved if other in earlier and other.rsplit(".", 1)[0] == point]
