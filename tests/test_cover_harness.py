@@ -73,7 +73,6 @@ def test_a_mutant_verilator_cannot_build_is_named_by_the_build_error(traffic) ->
     assert mutant_named_in("hdlrl_cover_tb.v:9: syntax error") is None
 
 
-
 def test_a_verilator_internal_fault_names_the_last_source_it_warned_about() -> None:
     """Verilator 5.006 crashed on spi_slave_cmd's harness after warning about mutant 3's
     `tx[5:0-1]`; its fault names no file, so the whole run fell back to Icarus and lost its code
@@ -86,6 +85,7 @@ def test_a_verilator_internal_fault_names_the_last_source_it_warned_about() -> N
               "%Error: Command Failed ... mutants/0/rtl/spi_slave_cmd.v mutants/1/rtl/spi_slave_cmd.v\n")
     assert mutant_named_in("%Error: Verilator internal fault, sorry." + crash_site(output)) == 3
     assert crash_site(output.replace("internal fault", "syntax error")) == ""
+
 
 def test_a_long_hold_reaches_the_saturating_branch(traffic) -> None:
     _, _, space, _, harness, _ = traffic

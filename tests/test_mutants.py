@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -12,6 +11,7 @@ import pytest
 
 from conftest import DESIGNS_DIR
 from hdlrl.design import load_design
+from hdlrl.eda.toolchain import has_tool, require_tool
 from hdlrl.errors import HdlrlError
 from hdlrl.hdl.equivalent_rewrites import equivalent_rewrites
 from hdlrl.hdl.lexer import normalise
@@ -83,8 +83,7 @@ def test_assign_lists_and_loop_declared_variables_parse_and_print_as_verilog_200
     assert compiled.returncode == 0, compiled.stderr
 
 
-
-@pytest.mark.skipif(shutil.which("verilator") is None, reason="needs verilator")
+@pytest.mark.skipif(not has_tool("verilator"), reason="needs verilator")
 def test_a_null_statement_prints_back_as_one(tmp_path: Path) -> None:
     """pyverilog reads `default: ;` as an event control on an empty list and printed it
     `@(*);`: each mutant of spi_slave_cmd then waited forever on Icarus (a kill that was no
@@ -95,9 +94,10 @@ def test_a_null_statement_prints_back_as_one(tmp_path: Path) -> None:
     printed = unparse(parse_verilog(source.read_text()))
     assert "@(*)" not in printed and "default: ;" in printed
     (tmp_path / "printed.v").write_text(printed)
-    lint = subprocess.run(["verilator", "--lint-only", "--timing", "-Wno-fatal", "-Wno-lint", "-Wno-style",
-                           str(tmp_path / "printed.v")], capture_output=True, text=True)
+    lint = subprocess.run([require_tool("verilator").path, "--lint-only", "--timing", "-Wno-fatal", "-Wno-lint",
+                           "-Wno-style", str(tmp_path / "printed.v")], capture_output=True, text=True)
     assert lint.returncode == 0, lint.stderr
+
 
 def test_same_seed_same_mutants_other_seed_other_mutants() -> None:
     alu = design("alu8")
