@@ -16,7 +16,8 @@ from hdlrl.cover.coverage_yaml import load_covergroups
 from hdlrl.cover.grade import GivenPrograms
 from hdlrl.cover.loop import CoverRun
 from hdlrl.cover.solve import (Check, CheckPlan, bin_targets, check_plan, code_target, due_checks, parse_trace,
-                               prefix_for, solve, top_module_line)
+                               prefix_for, solve, top_module_line, waypoints)
+from hdlrl.cover.functional import Bin, Covergroup, Coverpoint
 from hdlrl.cover.unreachable import claim_for
 from hdlrl.cover.stimulus import StimulusSpace
 from hdlrl.design import load_design
@@ -146,15 +147,15 @@ def test_a_nested_arm_is_solved_and_replayed(tmp_path: Path) -> None:
 
 
 def test_items_without_a_sequence_are_checked_again_at_twice_the_depth() -> None:
-    """Fresh items at the first depth and items still without a sequence at the next, in turn;
-    an item with a sequence, or given up on, never again."""
+    """Fresh items at the first depth and items still without a sequence at the next, a level per
+    depth, the levels in turn; an item with a sequence, or given up on, never again."""
     assert check_plan(24, 2, 8, combinational=False) == CheckPlan([24, 48, 96], 8, 48)
     assert check_plan(24, 2, 8, combinational=True) == CheckPlan([1], 192, None)  # a cycle each
     witnesses = {"found": [{"din": 1}], "missed": None, "shallow": None, "deep": None, "deepest": None}
     checked = {"found": 24, "missed": 1 << 30, "shallow": 24, "deep": 48, "deepest": 96}
     due = due_checks(["found", "missed", "deep", "shallow", "deepest", "fresh", "new"],
                      CheckPlan([24, 48, 96], 8, None), witnesses, checked, {}, [])
-    assert due == [Check("fresh", 24), Check("shallow", 48), Check("new", 24), Check("deep", 96)]
+    assert due == [Check("fresh", 24), Check("shallow", 48), Check("deep", 96), Check("new", 24)]
 
 
 def test_past_the_deepest_check_an_item_is_checked_from_where_a_sequence_left_the_design() -> None:
@@ -176,6 +177,37 @@ def test_past_the_deepest_check_an_item_is_checked_from_where_a_sequence_left_th
     assert prefix_for("g.count.three", witnesses, bins, tried["g.count.three"]) == "g.count.two"
     assert prefix_for("g.count.two", witnesses, bins, ["g.count.one", "g.other.x", "g.count.two"]) is None
 
+
+
+def test_a_count_out_of_reach_of_one_check_steps_through_the_counts_before_it() -> None:
+    """frames: first 1, several 2-6, saturated 7. The saturated bin's waypoints are the counts 2
+    to 6, each a bin@count target before it; a count further than eight from the first bin has none."""
+    frames = Coverpoint("frames", "frames", 3, (Bin("first", ((1, 1),)), Bin("several", ((2, 6),)),
+                                                Bin("saturated", ((7, 7),)),
+                                                Bin("saturates", transition=(frozenset({6}), frozenset({7})))))
+    assert waypoints(frames.bins, frames.bins[2]) == [2, 3, 4, 5, 6]
+    assert waypoints(frames.bins, frames.bins[0]) == waypoints(frames.bins, frames.bins[3]) == []
+    assert waypoints((Bin("one", ((1, 1),)), Bin("far", ((500, 500),))), Bin("far", ((500, 500),))) == []
+    targets = bin_targets([Covergroup("g", "clk", "!rst", (frames,))], "f.v", 1, "clk")
+    bins = list(targets)
+    assert bins[:8] == ["g.frames.first", "g.frames.several", *(f"g.frames.saturated@{n}" for n in range(2, 7)),
+                        "g.frames.saturated"]
+    assert targets["g.frames.saturated@4"].never == "!((!rst) && ((frames) >= 4))"
+
+    plan = CheckPlan([24, 48], 8, 24)
+    witnesses = {"g.frames.several": [{}] * 48, "g.frames.saturated": None}
+    checked = {"g.frames.saturated": 48}
+    due = due_checks(["g.frames.saturated"], plan, witnesses, checked, {}, bins)
+    steps = [*(f"g.frames.saturated@{n}" for n in range(2, 7)), "g.frames.saturated"]
+    assert due == [Check(steps[0], 24, "g.frames.several"),  # each later count from the one before
+                   *(Check(later, 24, earlier) for earlier, later in zip(steps, steps[1:]))]
+    witnesses.update({"g.frames.saturated@2": [{}] * 72, "g.frames.saturated@3": [{}] * 96})
+    due = due_checks(["g.frames.saturated"], plan, witnesses, checked, {}, bins)
+    assert due[0] == Check("g.frames.saturated@4", 24, "g.frames.saturated@3")  # from the furthest count reached
+    assert len(due) == 4
+    tried = {f"g.frames.saturated@{n}": ["g.frames.saturated@3", "g.frames.several"] for n in (4, 5, 6)}
+    due = due_checks(["g.frames.saturated"], plan, witnesses, checked, tried, bins)
+    assert due == [Check("g.frames.saturated", 24, "g.frames.saturated@3")]  # waypoints out of prefixes: the bin
 
 @needs_tools
 def test_a_count_past_the_deepest_check_is_solved_from_a_reached_state(tmp_path: Path) -> None:

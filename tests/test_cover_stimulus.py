@@ -9,9 +9,11 @@ from dataclasses import replace
 import pytest
 
 from hdlrl.cover.cover_flow import load_cover_flow
-from hdlrl.cover.directed_policy import SOLVE_ACTION, CoverageDirectedPolicy, coverage_features, stimulus_policy
+from hdlrl.cover.directed_policy import (SOLVE_ACTION, STRETCH_ACTION, CoverageDirectedPolicy, coverage_features,
+                                        stimulus_policy)
 from hdlrl.cover.prompt import CoverState
-from hdlrl.cover.steer import steering_values
+from hdlrl.cover.functional import Bin, Covergroup, Coverpoint
+from hdlrl.cover.steer import steering_values, stretch_lengths
 from hdlrl.cover.stimulus import ProgramError, StimulusSpace, parse_program, render
 from hdlrl.verify.interface import Port
 
@@ -103,6 +105,48 @@ def test_steering_values_from_the_branch_line() -> None:
     assert steering_values("toggle|rtl/decoder.v|1|0|1|a[0]|", sources, INPUTS) == {}
 
 
+HUNTER = """module hunter (input clk, input rst, input bit_valid, input [7:0] key, output reg [10:0] hunt);
+    localparam [10:0] HUNT_MAX = 11'd1500;
+    reg [2:0] frames;
+    always @(posedge clk)
+        if (rst) hunt <= 11'd0;
+        else if (hunt != HUNT_MAX) hunt <= hunt + 11'd1;
+        else if (key == 8'd255) hunt <= 11'd400;
+        else if (frames != 3'd7) frames <= frames + 3'd1;
+endmodule
+"""
+
+
+def test_a_count_compared_with_a_large_constant_asks_for_a_stretch_a_quarter_longer() -> None:
+    """The bound comes from the if's condition on a register: not from an input's comparison
+    (a magic key), nor from a non-blocking assignment, nor from an unbounded coverpoint expression."""
+    sources = {"rtl/hunter.v": HUNTER}
+    inputs = {"bit_valid": 1, "key": 8}
+    hunting = Coverpoint("hunting", "hunt", 11, (Bin("very_long", ((1024, 1499),)), Bin("low", ((3, 3),)),
+                                                Bin("times_out", transition=(frozenset({1499}), frozenset({1500})))))
+    keyed = Coverpoint("keyed", "{key, bit_valid}", 9, (Bin("magic", ((511, 511),)),))
+    groups = [Covergroup("g", None, None, (hunting, keyed))]
+    uncovered = ["branch|rtl/hunter.v|6|0|6|else|", "branch|rtl/hunter.v|7|0|7|if|", "branch|rtl/hunter.v|8|0|8|if|",
+                 "g.hunting.very_long", "g.hunting.low", "g.hunting.times_out", "g.keyed.magic"]
+    assert stretch_lengths(uncovered, sources, inputs, groups, longest=4093) == {
+        "branch|rtl/hunter.v|6|0|6|else|": 1875, "branch|rtl/hunter.v|8|0|8|if|": 8,
+        "g.hunting.very_long": 1280, "g.hunting.low": 3, "g.hunting.times_out": 1873}
+    assert stretch_lengths(uncovered, sources, inputs, groups, longest=1500) == {
+        "branch|rtl/hunter.v|8|0|8|if|": 8, "g.hunting.very_long": 1280, "g.hunting.low": 3}
+
+
+def test_the_stretch_action_holds_inputs_only_past_the_longest_segment() -> None:
+    policy = CoverageDirectedPolicy()
+    stretch = policy.actions.index(STRETCH_ACTION)
+    short = CoverState("d", "", {}, {"din": 8}, "rst", {"functional": 0.5}, ["g.c.b"], stretches={"g.c.b": 40})
+    assert policy._prior(short)[stretch] == float("-inf")  # a 64-cycle hold already spans it
+    long = replace(short, stretches={"g.c.b": 40, "g.c.timeout": 1875})
+    assert policy._prior(long)[stretch] == 0.0
+    held = [program for sample in policy.sample(long, 64, rng_seed=1)
+            for program in json.loads(sample.text)["segments"] if program.get("cycles") == 1875]
+    assert held and all(segment["generator"] == "hold" for segment in held)
+
+
 def test_the_prompts_example_program_is_valid_and_names_the_designs_own_inputs() -> None:
     from hdlrl.cover.prompt import example_program
 
@@ -134,7 +178,7 @@ def test_solved_sequences_are_likelier_the_more_there_are_and_each_is_replayed_b
         return float(policy.softmax.log_policy(coverage_features(state), policy._prior(state))[solve].detach().exp())
 
     assert solve_probability(1) < solve_probability(4) < solve_probability(12)
-    assert abs(solve_probability(4) - 4 / (4 + 21)) < 1e-6  # 21 generators (no steering): each witness counts as one
+    assert abs(solve_probability(4) - 4 / (4 + 21)) < 1e-6  # 21 generators (no steering, no stretch): each witness counts as one
     state = _state_with_witnesses(5)
     replayed = [item for sample in policy.sample(state, 8, rng_seed=3) for item in sample.metadata["solved"]]
     assert len(replayed) >= 5 and sorted(replayed[:5]) == sorted(state.witnesses)

@@ -3,8 +3,10 @@
 A stimulus program is a few segments (`hdlrl.cover.stimulus`); each segment is one action, a
 generator and a length: random, corner values, held values, sparse or dense bits, protocol
 bursts of the control inputs, a reset, `steer` (hold the input values that plausibly reach
-an uncovered branch or bin, from `CoverState.steering`), or `solve` (a reset, then the input
-sequence a model checker found to reach an uncovered item, from `CoverState.witnesses`).
+an uncovered branch or bin, from `CoverState.steering`), `stretch` (inputs held for as long as
+a count of an uncovered item waits for, longer than any generator's segment, from
+`CoverState.stretches`), or `solve` (a reset, then the input sequence a model checker found to
+reach an uncovered item, from `CoverState.witnesses`).
 Which generators pay depends on the design and on how far coverage has come, so the logits
 are linear in the coverage fractions reached so far and learn, at test time, from the
 coverage each program gained by the same objective as every policy here (`hdlrl.policy.linear_softmax`):
@@ -39,7 +41,13 @@ STATE_FILE = "cdg_policy.pt"
 SEGMENT_GENERATORS = ("random", "corner", "hold", "sparse", "dense", "burst", "reset", "steer")
 LENGTHS = (16, 64, 256)
 SOLVE_ACTION = "solve"
+STRETCH_ACTION = "stretch"
 _FEATURES = ("line", "branch", "toggle", "functional")
+
+
+def _long_stretches(state: CoverState) -> dict[str, int]:
+    """The stretches longer than the longest generator segment, which that already spans."""
+    return {item: cycles for item, cycles in state.stretches.items() if cycles > max(LENGTHS)}
 
 
 def coverage_features(state: CoverState) -> list[float]:
@@ -54,17 +62,19 @@ class CoverageDirectedPolicy:
     def __init__(self, segments: int = 6, learning_rate: float = 0.05):
         self.segments = segments
         self.actions = [f"{generator}:{length}" for generator in SEGMENT_GENERATORS for length in LENGTHS]
-        self.actions.append(SOLVE_ACTION)
+        self.actions += [STRETCH_ACTION, SOLVE_ACTION]
         self.softmax = LinearSoftmax(self.actions, len(_FEATURES) + 1, learning_rate)
 
     def _prior(self, state: CoverState) -> list[float]:
         """b_a: 0 for a generator, ln n for `solve` with n sequences, -inf where not available
-        (`steer` needs something to steer to, `solve` a solved sequence, `reset` a reset input)."""
+        (`steer` needs something to steer to, `stretch` a count longer than the longest segment,
+        `solve` a solved sequence, `reset` a reset input)."""
         def prior(action: str) -> float:
             if action == SOLVE_ACTION:
                 return math.log(len(state.witnesses)) if state.witnesses else -math.inf
             unavailable = (action.startswith("steer:") and not state.steering) or (
-                action.startswith("reset:") and state.reset is None)
+                action.startswith("reset:") and state.reset is None) or (
+                action == STRETCH_ACTION and not _long_stretches(state))
             return -math.inf if unavailable else 0.0
         return [prior(action) for action in self.actions]
 
@@ -75,6 +85,9 @@ class CoverageDirectedPolicy:
         if name == "steer":
             target = generator.choice(sorted(state.steering))
             return [Segment("hold", int(length), values=tuple(sorted(state.steering[target].items())))], target
+        if name == STRETCH_ACTION:
+            target, cycles = generator.choice(sorted(_long_stretches(state).items()))
+            return [Segment("hold", cycles)], target
         if name == SOLVE_ACTION:  # the sequence starts from reset, as the model checker's did
             if not solve_order:
                 solve_order += generator.sample(sorted(state.witnesses), len(state.witnesses))

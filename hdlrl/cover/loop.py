@@ -37,7 +37,7 @@ from hdlrl.cover.harness import (Harness, HarnessBuildError, HarnessRun, Harness
                                  spec_digest)
 from hdlrl.cover.mutants import CoverMutant, cover_mutants
 from hdlrl.cover.solve import GIVEN_UP, bin_targets, check_plan, code_target, due_checks, solve, top_module_line
-from hdlrl.cover.steer import steering_values
+from hdlrl.cover.steer import steering_values, stretch_lengths
 from hdlrl.cover.targets import design_targets, targets_met
 from hdlrl.cover.stimulus import ProgramError, StimulusProgram, StimulusSpace, parse_program, render
 from hdlrl.cover.unreachable import unreachable_points
@@ -280,11 +280,11 @@ class CoverRun:
         uncovered = [*uncovered_code, *uncovered_bins]
         if getattr(self.policy, "replays_solved_sequences", False):  # the cdg policy; no other reads them
             self.solve_some(uncovered)
-        witnesses = {item: rows for item in uncovered if (rows := self.state.witnesses.get(item))}
         return CoverState(self.design.name, self.design.description, self.sources, inputs,
                           self.space.reset.name if self.space.reset else None, self.fractions(),
-                          uncovered[:_UNCOVERED_SHOWN], steering, list(self.state.feedback),
-                          f"step{self.loop.state.step}", witnesses)
+                          uncovered[:_UNCOVERED_SHOWN], steering, list(self.state.feedback), f"step{self.loop.state.step}",
+                          {item: rows for item in uncovered if (rows := self.state.witnesses.get(item))},
+                          stretch_lengths(uncovered, self.sources, inputs, self.groups, self.space.program_cycles))
 
     def solve_some(self, uncovered: list[str]) -> None:
         """Model-check uncovered items that have a condition to check, as many as
@@ -295,16 +295,16 @@ class CoverRun:
         state, checks = self.state, 0
         for check in due_checks(uncovered, plan, state.witnesses, state.solve_depths, state.chained,
                                 list(self.bin_targets)):
-            if checks == plan.per_step:
-                break
-            functional = check.item in self.functional_model.counts
+            prefix = state.witnesses.get(check.prefix) if check.prefix else []
+            if checks == plan.per_step or prefix is None:  # None: the check before it in its chain found nothing
+                continue
+            functional = "|" not in check.item  # a bin or a waypoint to one; a point id is metric|file|...
             target = self.bin_targets.get(check.item) if functional else code_target(check.item, self.sources)
             checks += target is not None
             if check.prefix is None:
                 state.solve_depths[check.item] = check.depth if target is not None else GIVEN_UP
             else:
                 state.chained.setdefault(check.item, []).append(check.prefix)
-            prefix = state.witnesses[check.prefix] if check.prefix else []
             state.witnesses[check.item] = None if target is None else solve(
                 self.design, target, self.space.ports, self.run_dir / "solve" / f"step{self.loop.state.step}_{checks}",
                 check.depth, self.flow.solve_time_s, self.sandbox, prefix)

@@ -79,6 +79,7 @@ class CoverState:
     feedback: list[str] = field(default_factory=list)  # why the policy's last programs were refused
     state_id: str = ""
     witnesses: dict[str, list[dict[str, int]]] = field(default_factory=dict)  # uncovered item -> solved inputs
+    stretches: dict[str, int] = field(default_factory=dict)  # uncovered item -> quiet cycles a count of it waits for
 
     def messages(self) -> list[dict[str, str]]:
         return [{"role": "system", "content": STIMULUS_SYSTEM_PROMPT},

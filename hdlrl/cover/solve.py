@@ -129,11 +129,32 @@ def _transition(signal: str, width: int, item: Bin, clock: str) -> tuple[str, st
     return " && ".join(f"({step})" for step in steps), declarations
 
 
+MOST_WAYPOINTS = 8  # a count further than this from its coverpoint's first bin gets none
+
+
+def waypoints(point_bins: tuple[Bin, ...], item: Bin) -> list[int]:
+    """The counts a value bin's checks step through: every value between the coverpoint's first
+    value bin and `item` (frames 2 to 6 on the way to a saturated 7), when there are at most
+    MOST_WAYPOINTS of them. Seven frames are out of reach of one check, but each next frame is
+    within reach of the last one's sequence."""
+    first = next(other for other in point_bins if not other.transition)
+    if item is first or item.transition:
+        return []
+    start, end = first.ranges[0][0] + 1, item.ranges[0][0]
+    return list(range(start, end)) if 0 < end - start <= MOST_WAYPOINTS else []
+
+
+def waypoints_of(item: str, items: list[str]) -> list[str]:
+    """The ids of `item`'s waypoints among `items`, in order (`bin_targets` names them `item@count`)."""
+    return [other for other in items if other.startswith(f"{item}@")]
+
+
 def bin_targets(groups: list[Covergroup], top_file: str, top_line: int, clock: str | None) -> dict[str, Target]:
     """Bin id -> target, for the bins and crosses whose expressions name only the top module's
     own signals (a hierarchical name is not in the asserting module's scope). A transition
     needs a clock to keep its past samples by (the group's, else `clock`); a group's condition
-    is asserted on the last sample only, so such a target may miss and the simulation decide."""
+    is asserted on the last sample only, so such a target may miss and the simulation decide.
+    Before a value bin come its `waypoints`, `bin@count` the coverpoint reaching that count."""
     targets = {}
     for group in groups:
         guard = f"({group.condition}) && " if group.condition else ""
@@ -147,6 +168,9 @@ def bin_targets(groups: list[Covergroup], top_file: str, top_line: int, clock: s
             for item in point.bins:
                 bin_id = f"{group.name}.{point.name}.{item.name}"
                 if not item.transition:
+                    for count in waypoints(point.bins, item):
+                        targets[f"{bin_id}@{count}"] = Target(f"{bin_id}@{count}", top_file, top_line,
+                                                              f"!({guard}(({point.signal}) >= {count}))")
                     targets[bin_id] = Target(bin_id, top_file, top_line,
                                              f"!({guard}({conditions[point.name, item.name]}))")
                 elif sampled_by:
@@ -230,22 +254,43 @@ def prefix_for(item: str, witnesses: dict[str, list | None], bins: list[str], tr
     return next((other for other in [*siblings[:1], *solved[:1]] if other not in tried), None)
 
 
+def _chain(steps: list[str], depth: int, witnesses: dict[str, list | None], bins: list[str],
+           chained: dict[str, list[str]]) -> list[Check]:
+    """Checks of `steps` (a bin's waypoints without a sequence, then the bin) in turn: the first
+    with a prefix left to try (`prefix_for`) from that, each later one from the sequence the one
+    before it finds (which the caller skips when that one finds none)."""
+    first = next((index for index, step in enumerate(steps)
+                  if prefix_for(step, witnesses, bins, chained.get(step, [])) is not None), None)
+    if first is None:
+        return []
+    return [Check(steps[first], depth, prefix_for(steps[first], witnesses, bins, chained.get(steps[first], []))),
+            *(Check(later, depth, earlier) for earlier, later in zip(steps[first:], steps[first + 1:]))]
+
+
 def due_checks(uncovered: list[str], plan: CheckPlan, witnesses: dict[str, list | None], checked: dict[str, int],
                chained: dict[str, list[str]], bins: list[str]) -> list[Check]:
-    """The checks to make, in order, for the uncovered items without a sequence: items never
-    checked (at the first depth), taken in turn with the others, cheapest first: those whose last
-    check came back empty (at the next depth, `checked` giving the last), and, once the deepest
-    came back empty, those with a sequence to start from (`prefix_for`; `chained` lists those
-    tried). So deep items get checks from the second step on while fresh ones remain."""
-    fresh = [Check(item, plan.depths[0]) for item in uncovered if item not in checked]
-    deeper = [Check(item, next(depth for depth in plan.depths if depth > checked[item])) for item in uncovered
-              if item in checked and not witnesses.get(item) and checked[item] < plan.depths[-1]]
+    """The checks to make, in order, for the uncovered items without a sequence, in levels: items
+    never checked (at the first depth); those whose last check came back empty, at the next depth
+    (`checked` giving the last), a level per depth; and, once the deepest came back empty, those
+    with a sequence to start from (`prefix_for`; `chained` lists those tried), cheapest first,
+    each after its waypoints still without a sequence (`waypoints_of`; `bins` lists them before
+    their bin), each from the one before (`_chain`). The levels take turns, one check each, so
+    a design with many items that need a long sequence (a whole serial frame) gets its deep
+    checks while shallower ones remain."""
+    levels: dict[tuple[bool, int], list[Check]] = {(False, plan.depths[0]): [
+        Check(item, plan.depths[0]) for item in uncovered if item not in checked]}
+    for item in uncovered:
+        if item in checked and not witnesses.get(item) and checked[item] < plan.depths[-1]:
+            depth = next(depth for depth in plan.depths if depth > checked[item])
+            levels.setdefault((False, depth), []).append(Check(item, depth))
     if plan.chain_depth is not None:
-        deeper += [Check(item, plan.chain_depth, prefix) for item in uncovered
-                   if checked.get(item) == plan.depths[-1] and not witnesses.get(item)
-                   and (prefix := prefix_for(item, witnesses, bins, chained.get(item, []))) is not None]
-    deeper.sort(key=lambda check: check.depth + len(witnesses[check.prefix] if check.prefix else []))
-    return [check for both in zip_longest(fresh, deeper) for check in both if check is not None]
+        chains = [chain for item in uncovered if checked.get(item) == plan.depths[-1] and not witnesses.get(item)
+                  if (chain := _chain([step for step in [*waypoints_of(item, bins), item] if not witnesses.get(step)],
+                                      plan.chain_depth, witnesses, bins, chained))]
+        chains.sort(key=lambda chain: len(witnesses[chain[0].prefix]))
+        levels[True, plan.chain_depth] = [check for chain in chains for check in chain]
+    turns = zip_longest(*(levels[level] for level in sorted(levels)))
+    return [check for turn in turns for check in turn if check is not None]
 
 
 def solve(design: Design, target: Target, driven: tuple[Port, ...], folder: Path, depth: int, time_s: float,

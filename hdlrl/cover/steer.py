@@ -5,12 +5,20 @@ An uncovered if-arm or case item often waits for one input value: `if (!en)`, `c
 (or a bare input, or its negation) give values to hold; an `else` point takes the values
 that make its `if` false. Conditions on internal state give nothing here: reaching those is
 left to the generators that hold and burst inputs for long enough.
+
+A count compared with a large constant (a hunt or carrier-loss timeout, a long-press repeat)
+needs that many cycles without the event that clears it, longer than any generator's segment
+and than a model check reaches: `stretch_lengths` reads such bounds, for a quiet stretch of
+held inputs at least that long.
 """
 
 from __future__ import annotations
 
+import re
+
 from hdlrl.cover.coverage import CoveragePoint
-from hdlrl.hdl.lexer import Token, tokenize
+from hdlrl.cover.functional import Covergroup
+from hdlrl.hdl.lexer import Token, matching, tokenize
 from hdlrl.hdl.ast_edit import Number
 
 _COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
@@ -112,3 +120,47 @@ def steering_values(point_id: str, sources: dict[str, str], inputs: dict[str, in
         values = _condition_values(on_line[last_if:], inputs, constants)
         return _negated(values, inputs) if point.kind == "else" else values
     return {}
+
+
+def _compared_bound(point_id: str, tokens: list[Token], constants: dict[str, int], inputs: dict[str, int]) -> int:
+    """The largest constant that the condition of the `if` on the branch's line compares a
+    register (not a driven input) with; 0 if none."""
+    line = CoveragePoint.from_id(point_id).line
+    ifs = [index for index, token in enumerate(tokens[:-1])
+           if token.line == line and token.text == "if" and tokens[index + 1].text == "("]
+    if not ifs:
+        return 0
+    condition = tokens[ifs[-1] + 1:matching(tokens, ifs[-1] + 1, {"("}, ")")]
+    bounds = [0]
+    for index, token in enumerate(condition[1:-1], start=1):
+        if token.text in _COMPARISONS:
+            for name, other in ((condition[index - 1], condition[index + 1]), (condition[index + 1], condition[index - 1])):
+                value = _value(other, constants)
+                if name.kind == "identifier" and name.text not in inputs and name.text not in constants and value:
+                    bounds.append(value)
+    return max(bounds)
+
+
+def stretch_lengths(uncovered: list[str], sources: dict[str, str], inputs: dict[str, int],
+                    groups: list[Covergroup], longest: int) -> dict[str, int]:
+    """Uncovered item -> the cycles of a quiet stretch that plausibly reach it: a quarter more
+    than the count it waits for, at most `longest` (what the stimulus memory holds). The count
+    is the constant the condition on a branch's line compares a register with, or the least
+    value of a functional bin on a coverpoint that is one register."""
+    tokens_of = {file: joined_operators(tokenize(text)) for file, text in sources.items()}
+    constants = {name: value for tokens in tokens_of.values() for name, value in literal_constants(tokens).items()}
+    bin_bounds = {f"{group.name}.{point.name}.{item.name}": min(
+        [low for low, _ in item.ranges] or [max(step) for step in item.transition if step] or [0])
+        for group in groups for point in group.coverpoints
+        if re.fullmatch(r"[A-Za-z_]\w*", point.signal) and point.signal not in inputs for item in point.bins}
+    lengths = {}
+    for item in uncovered:
+        if item in bin_bounds:
+            bound = bin_bounds[item]
+        elif item.startswith(("line|", "branch|")) and (file := CoveragePoint.from_id(item).file) in tokens_of:
+            bound = _compared_bound(item, tokens_of[file], constants, inputs)
+        else:
+            continue
+        if 0 < bound and bound + bound // 4 <= longest:
+            lengths[item] = bound + bound // 4
+    return lengths

@@ -75,6 +75,11 @@ class StimulusSpace:
         return self.ports[1:] if self.reset else self.ports
 
     @property
+    def program_cycles(self) -> int:
+        """The most cycles a program's segments may span: the stimulus memory after the reset."""
+        return self.max_cycles - self.reset_cycles
+
+    @property
     def reset_inactive(self) -> int:
         return ((1 << self.reset.width) - 1) ^ self.reset_active if self.reset else 0
 
@@ -179,8 +184,8 @@ def parse_program(text: str, space: StimulusSpace, seed: int = 0, origin: str = 
     if len(segments) > MAX_SEGMENTS:
         raise ProgramError(f"{len(segments)} segments, at most {MAX_SEGMENTS}")
     program = StimulusProgram(tuple(_segment(raw, index, space) for index, raw in enumerate(segments)), seed, origin)
-    if program.cycles + space.reset_cycles > space.max_cycles:
-        raise ProgramError(f"{program.cycles} cycles, at most {space.max_cycles - space.reset_cycles}")
+    if program.cycles > space.program_cycles:
+        raise ProgramError(f"{program.cycles} cycles, at most {space.program_cycles}")
     return program
 
 
