@@ -129,9 +129,7 @@ class ResetEvidence:
                                   registers, self.sandbox)
         if isinstance(samples, str):
             return Evidence("unverified", samples)
-        held = {name: values[0] for (phase, name), values in samples.items()
-                if phase == "H" and len(set(values)) == 1 and not set(values[0]) & set("xz")}
-        return replace(_judge(signal, polarity, timing, samples), held=held)
+        return replace(_judge(signal, polarity, timing, samples), held=_kept(samples))
 
     def value_evidence(self, value: ResetValue) -> Evidence:
         """Whether holding the reset keeps the register at the value the netlist gives."""
@@ -145,12 +143,16 @@ class ResetEvidence:
         return Evidence("verified", f"with {value.signal} held, {value.register} kept {value.value}")
 
 
+def _kept(samples: dict[tuple[str, str], list[str]]) -> dict[str, str]:
+    """Register -> the one defined value it kept while the reset was held (phase H)."""
+    return {name: values[0] for (phase, name), values in samples.items()
+            if phase == "H" and len(set(values)) == 1 and not set(values[0]) & set("xz")}
+
+
 def _judge(signal: str, polarity: str, timing: str, samples: dict[tuple[str, str], list[str]]) -> Evidence:
     """The claim's evidence from the samples: A before any edge, H while held, F once released."""
     held = f"{signal} held {polarity.removeprefix('active-')}"
-    reset = [name for (phase, name), values in samples.items()
-             if phase == "H" and len(set(values)) == 1 and not set(values[0]) & set("xz")
-             and len(set(samples.get(("F", name), []))) > 1]
+    reset = [name for name in _kept(samples) if len(set(samples.get(("F", name), []))) > 1]
     if not reset:
         still = [name for (phase, name), values in samples.items() if phase == "H" and len(set(values)) == 1]
         if still and not any(len(set(samples.get(("F", name), []))) > 1 for name in still):
