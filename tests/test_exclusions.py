@@ -14,7 +14,8 @@ from conftest import DESIGNS_DIR
 from hdlrl.cli import main
 from hdlrl.cover.coverage_yaml import load_waivers
 from hdlrl.cover.exclusions import CASE_COMPLETE, SAT_TEMPINDUCT, merge_checked, tagged
-from hdlrl.cover.unreachable import unreachable_points
+from hdlrl.cover.coverage import CoveragePoint
+from hdlrl.cover.unreachable import claim_for, unreachable_points
 from hdlrl.design import load_design
 from hdlrl.eda.toolchain import has_tool
 from hdlrl.errors import HdlrlError
@@ -110,6 +111,19 @@ def test_a_default_the_x_aware_induction_cannot_close_is_proven_two_valued(tmp_p
     points = [f"branch|rtl/deep_fsm.v|{line}|17|{line}|case|" for line in (default, error)]
     result = unreachable_points(design, points, tmp_path, time_s=20, budget_s=60)
     assert list(result) == [points[0]] and result[points[0]].endswith(f"(method: {SAT_TEMPINDUCT})")
+
+@needs_tools
+def test_a_reachable_arm_behind_a_logical_and_has_no_proof(tmp_path: Path) -> None:
+    """deep_fsm's `if (cmd == C_CFG && arg[7:4] == 4'hA)` runs in its own testbench. The claim
+    was once rebuilt from the line's tokens joined by spaces: `& &`, AND with a reduction-AND,
+    which never holds, so the reachable arm was 'proven' unreachable and left out."""
+    design = load_design(DESIGNS_DIR / "hard_coverage" / "deep_fsm")
+    line = next(number for number, text in enumerate(design.rtl[0].read_text().splitlines(), 1)
+                if "cmd == C_CFG && arg" in text)
+    point = f"branch|rtl/deep_fsm.v|{line}|25|{line}-{line + 3}|if|"
+    assert claim_for(CoveragePoint.from_id(point), design.rtl[0].read_text()).expression.count("&&") == 1
+    assert unreachable_points(design, [point], tmp_path, time_s=20, budget_s=40) == {}
+
 
 def test_a_waiver_needs_a_reason(tmp_path: Path) -> None:
     point = f'waivers:\n  - point: "{FILE}:{RARE_LINE}"\n'

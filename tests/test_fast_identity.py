@@ -14,6 +14,7 @@ from conftest import DESIGNS_DIR
 from hdlrl.design import load_design
 from hdlrl.eda.runner import ToolRunner
 from hdlrl.evaluate.cascade import evaluate
+from hdlrl.hdl.lexer import normalise
 from hdlrl.importers.rtllm import import_design
 from hdlrl.pdk import get_pdk
 from hdlrl.verify.equivalence import EquivalenceResult, check_equivalence
@@ -72,6 +73,18 @@ def test_tokens_ignore_comments_layout_and_line_directives_only() -> None:
     assert same_tokens(reference, candidate.replace("= a", "= ~a")) is None
     assert same_tokens(reference, candidate.replace("assign y", "assign  y").replace("a ;", "a;")) == 16
     assert same_tokens("", "") is None  # nothing to compare is not an identity
+
+
+def test_a_space_between_two_operator_characters_is_a_difference() -> None:
+    """The lexer splits `&&` into two `&` tokens, so `a & &b` (AND with a reduction-AND) has the
+    tokens of `a && b`; it once passed as the reference itself. Layout around an operator
+    stays layout, and so does a comment inside one's operands."""
+    reference = "module m(input [3:0] a, input b, output y); assign y = b && a == 4'd3; endmodule"
+    assert same_tokens(reference, reference.replace("b && a", "b & &a")) is None
+    assert same_tokens(reference, reference.replace("b && a", "b&&\n /* c */ a")) == 30
+    assert normalise(reference) != normalise(reference.replace("b && a", "b & &a"))
+    assert normalise(reference) == normalise(reference.replace("b && a", "b&&a"))
+    assert normalise("a <= b || c") == "a <= b || c" and normalise("a < = b | | c") == "a < = b | | c"
 
 
 def test_the_reference_laid_out_again_is_proven_at_once_with_its_ppa(tmp_path: Path) -> None:

@@ -45,7 +45,7 @@ from hdlrl.design import Design
 from hdlrl.eda.runner import Limits, ToolRunner
 from hdlrl.eda.synth.yosys import read_commands
 from hdlrl.eda.toolchain import require_tool
-from hdlrl.hdl.lexer import Token, tokenize
+from hdlrl.hdl.lexer import Token, joined, tokenize
 from hdlrl.hdl.ast_edit import Number
 
 _DECLARATION_WORDS = {"reg", "wire", "logic", "input", "output", "inout"}
@@ -222,7 +222,7 @@ def claim_for(point: CoveragePoint, text: str) -> Claim | None:
         condition = _condition(on_line)
         if not condition or any(token.text in procedural for token in condition if token.kind == "identifier"):
             return None
-        text_condition = " ".join(token.text for token in condition)
+        text_condition = joined(condition)
         if point.kind == "else":
             return Claim(point.file, point.line, f"({text_condition})",
                          f"{where}: else arm; proven: ({text_condition}) always holds")

@@ -26,7 +26,8 @@ from hdlrl.paths import user_cache_dir
 from hdlrl.pdk import Pdk
 from hdlrl.serialize import to_jsonable
 
-SCHEMA_VERSION = 2  # bump when EvalResult or the cascade changes meaning (2: the one preprocessed view)
+SCHEMA_VERSION = 3  # bump when EvalResult or the cascade changes meaning (2: the one preprocessed view;
+#                    3: fast identity tells `a && b` from `a & &b`, so no verdict of the lexer-blind check is served)
 
 
 def file_digest(path: Path) -> str:

@@ -71,6 +71,30 @@ def blank_comments(text: str) -> str:
     return "".join(pieces) + text[position:]
 
 
+_DELIMITERS = set(";,()[]{}")  # characters that start or end no operator of several characters
+_DELIMITER_PAIRS = {"(*", "*)", "'{", "[*", "[=", "[-"}  # but for these: attributes, SystemVerilog patterns and SVA
+
+
+def _one_operator(before: Token, token: Token) -> bool:
+    """Whether two characters the lexer split are one operator (`&&`, `<=`, `(*`): they touch in
+    the source and can combine."""
+    if not before.kind == token.kind == "other" or before.start + len(before.text) != token.start:
+        return False
+    return not {before.text, token.text} & _DELIMITERS or before.text + token.text in _DELIMITER_PAIRS
+
+
+def joined(tokens: list[Token]) -> str:
+    """The tokens' text on one line: a space between two tokens, except within an operator the
+    lexer split into characters. A space there changes the meaning: `a & &b` is AND with a
+    reduction-AND, not `a && b`."""
+    pieces = []
+    for index, token in enumerate(tokens):
+        if index:
+            pieces.append("" if _one_operator(tokens[index - 1], token) else " ")
+        pieces.append(token.text)
+    return "".join(pieces)
+
+
 def normalise(text: str) -> str:
     """Source with comments and layout removed: equal for edits that cannot change behaviour."""
-    return " ".join(token.text for token in tokenize(text))
+    return joined(tokenize(text))

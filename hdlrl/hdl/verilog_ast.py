@@ -30,7 +30,7 @@ from pyverilog.vparser.lexer import VerilogLexer
 from pyverilog.vparser.parser import ParseError, VerilogParser
 
 from hdlrl.errors import HdlrlError
-from hdlrl.hdl.lexer import Token, blank_comments, tokenize
+from hdlrl.hdl.lexer import Token, blank_comments, joined, tokenize
 from hdlrl.paths import user_cache_dir
 
 HEADER_DIRECTIVES = ("timescale", "default_nettype", "resetall", "celldefine", "endcelldefine")
@@ -232,7 +232,7 @@ class _Preprocessor:
             raise HdlrlError(f"`include \"{quoted.group(1)}\" nests too deep (an include cycle?)", path, number)
         included = self._find(quoted.group(1), path, number)
         lines = self.lines(included.read_text(), included, depth + 1)
-        return " ".join(token.text for token in tokenize("\n".join(lines)))
+        return joined(tokenize("\n".join(lines)))
 
     def _find(self, name: str, path: Path | None, number: int) -> Path:
         """`name` in the including file's folder, else in the include folders, in order; never outside them."""

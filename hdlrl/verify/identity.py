@@ -21,7 +21,7 @@ import re
 from pathlib import Path
 
 from hdlrl.eda.synth.yosys import read_commands
-from hdlrl.hdl.lexer import tokenize
+from hdlrl.hdl.lexer import joined, tokenize
 from hdlrl.hdl.rename import RESERVED_PREFIX
 from hdlrl.hdl.view import without_line_directives
 
@@ -41,10 +41,13 @@ def same_tokens(reference_view: str, candidate_view: str) -> int | None:
     Comments and layout cannot change what a tool reads; `line directives only name the file
     a line came from (the candidate's and the reference's differ by name), so they are dropped.
     A token that differs in any character (a number written `8 'd3` against `8'd3`) counts as a
-    difference: the check may miss an identity, never invent one."""
-    reference = [(token.kind, token.text) for token in tokenize(without_line_directives(reference_view))]
-    candidate = [(token.kind, token.text) for token in tokenize(without_line_directives(candidate_view))]
-    return len(reference) if reference and reference == candidate else None
+    difference, and so does a space between two operator characters, which the lexer keeps
+    apart: `a & &b` is the tokens of `a && b` but AND with a reduction-AND (`joined`). The
+    check may miss an identity, never invent one."""
+    reference = tokenize(without_line_directives(reference_view))
+    candidate = tokenize(without_line_directives(candidate_view))
+    same = [(token.kind, token.text) for token in reference] == [(token.kind, token.text) for token in candidate]
+    return len(reference) if reference and same and joined(reference) == joined(candidate) else None
 
 
 def netlist_identity_script(reference: list[Path], candidate: list[Path], include_dirs: list[Path],
