@@ -259,11 +259,11 @@ def _chain(steps: list[str], depth: int, witnesses: dict[str, list | None], bins
     """Checks of `steps` (a bin's waypoints without a sequence, then the bin) in turn: the first
     with a prefix left to try (`prefix_for`) from that, each later one from the sequence the one
     before it finds (which the caller skips when that one finds none)."""
-    first = next((index for index, step in enumerate(steps)
-                  if prefix_for(step, witnesses, bins, chained.get(step, [])) is not None), None)
+    prefixes = [prefix_for(step, witnesses, bins, chained.get(step, [])) for step in steps]
+    first = next((index for index, prefix in enumerate(prefixes) if prefix is not None), None)
     if first is None:
         return []
-    return [Check(steps[first], depth, prefix_for(steps[first], witnesses, bins, chained.get(steps[first], []))),
+    return [Check(steps[first], depth, prefixes[first]),
             *(Check(later, depth, earlier) for earlier, later in zip(steps[first:], steps[first + 1:]))]
 
 

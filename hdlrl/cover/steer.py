@@ -18,7 +18,7 @@ import re
 
 from hdlrl.cover.coverage import CoveragePoint
 from hdlrl.cover.functional import Covergroup
-from hdlrl.hdl.lexer import Token, matching, tokenize
+from hdlrl.hdl.lexer import Token, tokenize
 from hdlrl.hdl.ast_edit import Number
 
 _COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
@@ -76,6 +76,19 @@ def _condition_values(tokens: list[Token], inputs: dict[str, int], constants: di
     return values
 
 
+def if_condition(tokens_on_line: list[Token]) -> list[Token] | None:
+    """The parenthesised condition after the last `if` on a line."""
+    starts = [index for index, token in enumerate(tokens_on_line) if token.text == "if"]
+    if not starts or starts[-1] + 1 >= len(tokens_on_line) or tokens_on_line[starts[-1] + 1].text != "(":
+        return None
+    depth = 0
+    for index in range(starts[-1] + 1, len(tokens_on_line)):
+        depth += {"(": 1, ")": -1}.get(tokens_on_line[index].text, 0)
+        if depth == 0:
+            return tokens_on_line[starts[-1] + 2:index]
+    return None
+
+
 def _negated(values: dict[str, int], inputs: dict[str, int]) -> dict[str, int]:
     """Values that make a condition false: each value's bits inverted (a single 1-bit input of
     `if (en)` becomes 0; for a wider equality any other value will do)."""
@@ -126,11 +139,7 @@ def _compared_bound(point_id: str, tokens: list[Token], constants: dict[str, int
     """The largest constant that the condition of the `if` on the branch's line compares a
     register (not a driven input) with; 0 if none."""
     line = CoveragePoint.from_id(point_id).line
-    ifs = [index for index, token in enumerate(tokens[:-1])
-           if token.line == line and token.text == "if" and tokens[index + 1].text == "("]
-    if not ifs:
-        return 0
-    condition = tokens[ifs[-1] + 1:matching(tokens, ifs[-1] + 1, {"("}, ")")]
+    condition = if_condition([token for token in tokens if token.line == line]) or []
     bounds = [0]
     for index, token in enumerate(condition[1:-1], start=1):
         if token.text in _COMPARISONS:

@@ -40,7 +40,7 @@ from pathlib import Path
 
 from hdlrl.cover.coverage import CoveragePoint
 from hdlrl.cover.exclusions import CASE_COMPLETE, SAT_TEMPINDUCT, tagged, waived_points
-from hdlrl.cover.steer import joined_operators, literal_constants
+from hdlrl.cover.steer import if_condition, joined_operators, literal_constants
 from hdlrl.design import Design
 from hdlrl.eda.runner import Limits, ToolRunner
 from hdlrl.eda.synth.yosys import read_commands
@@ -150,19 +150,6 @@ def _case_items(tokens: list[Token], line: int) -> tuple[str | None, list[list[s
     return selector, items, default_line
 
 
-def _condition(tokens_on_line: list[Token]) -> list[Token] | None:
-    """The parenthesised condition after the last `if` on a line."""
-    starts = [index for index, token in enumerate(tokens_on_line) if token.text == "if"]
-    if not starts or starts[-1] + 1 >= len(tokens_on_line) or tokens_on_line[starts[-1] + 1].text != "(":
-        return None
-    depth = 0
-    for index in range(starts[-1] + 1, len(tokens_on_line)):
-        depth += {"(": 1, ")": -1}.get(tokens_on_line[index].text, 0)
-        if depth == 0:
-            return tokens_on_line[starts[-1] + 2:index]
-    return None
-
-
 def _parameters(tokens: list[Token]) -> set[str]:
     """Names declared by `parameter` or `localparam` (`localparam int A = 1, B = 2;`)."""
     names = set()
@@ -219,7 +206,7 @@ def claim_for(point: CoveragePoint, text: str) -> Claim | None:
                          f"{selector} never equals it")
         return None
     if point.kind in ("if", "elsif", "else"):
-        condition = _condition(on_line)
+        condition = if_condition(on_line)
         if not condition or any(token.text in procedural for token in condition if token.kind == "identifier"):
             return None
         text_condition = joined(condition)
