@@ -76,16 +76,17 @@ def _condition_values(tokens: list[Token], inputs: dict[str, int], constants: di
     return values
 
 
-def if_condition(tokens_on_line: list[Token]) -> list[Token] | None:
-    """The parenthesised condition after the last `if` on a line."""
-    starts = [index for index, token in enumerate(tokens_on_line) if token.text == "if"]
-    if not starts or starts[-1] + 1 >= len(tokens_on_line) or tokens_on_line[starts[-1] + 1].text != "(":
+def if_condition(tokens: list[Token], line: int) -> list[Token] | None:
+    """The parenthesised condition after the last `if` on `line`, as far as `tokens` hold it
+    (a caller passing the line's tokens alone gets None for a condition that runs on)."""
+    starts = [index for index, token in enumerate(tokens) if token.line == line and token.text == "if"]
+    if not starts or starts[-1] + 1 >= len(tokens) or tokens[starts[-1] + 1].text != "(":
         return None
     depth = 0
-    for index in range(starts[-1] + 1, len(tokens_on_line)):
-        depth += {"(": 1, ")": -1}.get(tokens_on_line[index].text, 0)
+    for index in range(starts[-1] + 1, len(tokens)):
+        depth += {"(": 1, ")": -1}.get(tokens[index].text, 0)
         if depth == 0:
-            return tokens_on_line[starts[-1] + 2:index]
+            return tokens[starts[-1] + 2:index]
     return None
 
 
@@ -139,7 +140,7 @@ def _compared_bound(point_id: str, tokens: list[Token], constants: dict[str, int
     """The largest constant that the condition of the `if` on the branch's line compares a
     register (not a driven input) with; 0 if none."""
     line = CoveragePoint.from_id(point_id).line
-    condition = if_condition([token for token in tokens if token.line == line]) or []
+    condition = if_condition(tokens, line) or []
     bounds = [0]
     for index, token in enumerate(condition[1:-1], start=1):
         if token.text in _COMPARISONS:

@@ -206,7 +206,7 @@ def claim_for(point: CoveragePoint, text: str) -> Claim | None:
                          f"{selector} never equals it")
         return None
     if point.kind in ("if", "elsif", "else"):
-        condition = if_condition(on_line)
+        condition = if_condition(on_line, point.line)
         if not condition or any(token.text in procedural for token in condition if token.kind == "identifier"):
             return None
         text_condition = joined(condition)
