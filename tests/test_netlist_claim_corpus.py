@@ -1,5 +1,6 @@
 """The seeded corpus of netlist claims (issue 22): on every project module, each behaviour claim a
-summary should state (a function, a data path, a reset value, an enable, a counter range) is
+summary should state (a function, a data path, a reset value, an enable, a counter range, a
+memory's write and read ports) is
 verified by the facts and by simulation, and each seeded false variant of it is flagged."""
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from hdlrl.summarize.count_evidence import CountEvidence
 from hdlrl.summarize.data_evidence import DataPathEvidence
 from hdlrl.summarize.enable_evidence import EnableEvidence
 from hdlrl.summarize.function_evidence import FunctionEvidence
+from hdlrl.summarize.memory_evidence import MemoryEvidence
 from hdlrl.summarize.reset_evidence import ResetEvidence
 from hdlrl.summarize.rewards import salient_behaviour_facts
 
@@ -39,6 +41,15 @@ def _seeded(claim: Claim, widths: dict[str, int | None]) -> list[Claim]:
                       f"{direction} {start} {end} {start if after == 'stays' else 'stays'}")]
     if claim.kind == "data_path":
         return [Claim("data_path", claim.names, other) for other in ("load", "left", "right") if other != claim.value]
+    if claim.kind == "memory_write":  # the other enable level; address and data swapped
+        memory, address, data, *rest = claim.names
+        edge, level = claim.value.split()
+        other = [Claim(claim.kind, claim.names, f"{edge} {'low' if level == 'high' else 'high'}")] if rest[1:] else []
+        return [*other, Claim(claim.kind, (memory, data, address, *rest), claim.value)]
+    if claim.kind == "memory_read":  # another timing
+        timings = ("asynchronous", "synchronous old", "synchronous new") if claim.value != "synchronous" else (
+            "asynchronous",)
+        return [Claim(claim.kind, claim.names, timing) for timing in timings if timing != claim.value]
     return []
 
 
@@ -58,6 +69,7 @@ def test_every_netlist_claim_is_verified_twice_and_every_seeded_variant_flagged(
                       "enable": EnableEvidence(module, facts, behaviour),
                       "count_range": CountEvidence(module, facts, behaviour.netlist),
                       "data_path": DataPathEvidence(module, facts, behaviour),
+                      "memory_write": (memories := MemoryEvidence(module, facts, behaviour)), "memory_read": memories,
                       "reset_value": lambda claim: resets.value_evidence(values[claim.names])}
 
             def verified(claim: Claim) -> bool:

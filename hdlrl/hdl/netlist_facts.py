@@ -331,7 +331,7 @@ def _copies(sources: list[Path]) -> list[Path]:
     return [Path(COPIES_FOLDER) / f"source{index}{Path(source).suffix or '.v'}" for index, source in enumerate(sources)]
 
 
-def _read_sources(runner: ToolRunner, sources: list[Path], include_dirs: Iterable[Path]) -> list[str]:
+def read_sources(runner: ToolRunner, sources: list[Path], include_dirs: Iterable[Path]) -> list[str]:
     """Copy the sources into the scratch folder and return the commands that read the copies; each
     original's folder joins the include path, so an `include next to it is still found."""
     (runner.scratch / COPIES_FOLDER).mkdir(parents=True, exist_ok=True)
@@ -344,7 +344,7 @@ def _read_sources(runner: ToolRunner, sources: list[Path], include_dirs: Iterabl
     return read_commands(_copies(sources), folders)
 
 
-def _yosys(runner: ToolRunner, sources: list[Path], commands: list[str], top: str, json_name: str) -> dict:
+def yosys_module(runner: ToolRunner, sources: list[Path], commands: list[str], top: str, json_name: str) -> dict:
     """Run one Yosys script and read the module `top` of the netlist it wrote; an error becomes an
     HdlrlError at the original file and line."""
     run = runner.run([require_tool("yosys").path, "-q", "-p", "; ".join([*commands, f"write_json {json_name}"])])
@@ -371,7 +371,7 @@ def _state_machines(runner: ToolRunner, sources: list[Path], top: str, elaborate
         if name in elaborated["ports"]:
             _detach_port(elaborated, name)
     (runner.scratch / "netlist_candidates.json").write_text(json.dumps({"modules": {top: elaborated}}))
-    netlist = _Netlist(_yosys(runner, sources, ["read_json netlist_candidates.json", "fsm_detect", "fsm_extract"],
+    netlist = _Netlist(yosys_module(runner, sources, ["read_json netlist_candidates.json", "fsm_detect", "fsm_extract"],
                               top, "netlist_fsm.json"))
     machines = [_state_machine(netlist, cell, registers) for cell in netlist.cells if cell["type"] == "$fsm"]
     return tuple(sorted(machines, key=lambda machine: [*candidates, machine.register].index(machine.register)))
@@ -380,10 +380,10 @@ def _state_machines(runner: ToolRunner, sources: list[Path], top: str, elaborate
 def netlist_facts(sources: list[Path], top: str, runner: ToolRunner, include_dirs: Iterable[Path] = (),
                   state_machines: bool = True) -> NetlistFacts:
     """The registers, latches, resets and (unless not asked for) state machines of `top`, from Yosys's netlist."""
-    commands = [*_read_sources(runner, sources, include_dirs), f"hierarchy -check -top {top}", "proc", "flatten",
+    commands = [*read_sources(runner, sources, include_dirs), f"hierarchy -check -top {top}", "proc", "flatten",
                 "opt_expr -mux_bool", "opt_clean", "design -save elaborated", "opt_dff", "opt_clean",
                 "write_json netlist_registers.json", "design -load elaborated", "opt -nodffe -nosdff"]
-    elaborated = _yosys(runner, sources, commands, top, "netlist_elaborated.json")
+    elaborated = yosys_module(runner, sources, commands, top, "netlist_elaborated.json")
     netlist = _Netlist(json.loads((runner.scratch / "netlist_registers.json").read_text())["modules"][top])
     registers, latches = _read_storage(netlist)
     machines = _state_machines(runner, sources, top, elaborated, registers) if state_machines else ()
@@ -393,8 +393,8 @@ def netlist_facts(sources: list[Path], top: str, runner: ToolRunner, include_dir
 def truth_tables(sources: list[Path], top: str, runner: ToolRunner, max_input_bits: int = 10,
                  include_dirs: Iterable[Path] = ()) -> dict[str, TruthTable | None]:
     """Each output's truth table (`tabulate`) from one gate-level netlist of `top`."""
-    commands = [*_read_sources(runner, sources, include_dirs), f"hierarchy -check -top {top}", "proc", "flatten",
+    commands = [*read_sources(runner, sources, include_dirs), f"hierarchy -check -top {top}", "proc", "flatten",
                 "memory", "opt_clean", "techmap", "opt -fast", "opt_clean"]
-    module = _yosys(runner, sources, commands, top, "netlist_gates.json")
+    module = yosys_module(runner, sources, commands, top, "netlist_gates.json")
     return {name: tabulate(module, name, max_input_bits) for name, port in module["ports"].items()
             if port["direction"] == "output"}

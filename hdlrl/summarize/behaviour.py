@@ -25,6 +25,7 @@ from hdlrl.hdl.function_kind import Function, recognise
 from hdlrl.hdl.ir import Module
 from hdlrl.hdl.sources import file_text
 from hdlrl.hdl.facts import ModuleFacts
+from hdlrl.hdl.memory_ports import MemoryPorts, memory_ports
 from hdlrl.hdl.netlist_facts import NetlistFacts, TruthTable, netlist_facts, truth_tables
 from hdlrl.summarize.counting import CountRange, counted_registers, range_of, yosys_traces
 
@@ -79,6 +80,7 @@ class Behaviour:
     functions: dict[str, Function] = field(default_factory=dict)  # output -> its recognised function
     tables: dict[str, TruthTable] = field(default_factory=dict)  # output -> the table it was recognised from
     count_ranges: dict[str, CountRange] = field(default_factory=dict)  # register -> its range under `stimulus`
+    memories: tuple[MemoryPorts, ...] = ()  # each memory with the write and read ports a summary can name
 
     @property
     def stores(self) -> bool:
@@ -174,10 +176,11 @@ def module_behaviour(module: Module, facts: ModuleFacts, sandbox: bool | None = 
             tables = {} if netlist.registers or netlist.latches else truth_tables(
                 [source], module.name, runner, MAX_TABLE_INPUT_BITS)
             traces = yosys_traces(runner, source, facts, netlist) if netlist.registers else {}
+            memories = memory_ports([source], module.name, runner) if facts.memories else ()
         except (HdlrlError, OSError):
             return Behaviour(None)
     functions = {output: function for output, table in tables.items() if table is not None
                  and (function := recognise(table.rows, dict(table.inputs), table.output_width)) is not None}
     widths = counted_registers(facts, netlist)
     ranges = {name: found for name, trace in traces.items() if (found := range_of(name, trace, widths[name]))}
-    return Behaviour(netlist, functions, {output: tables[output] for output in functions}, ranges)
+    return Behaviour(netlist, functions, {output: tables[output] for output in functions}, ranges, memories)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from hdlrl.hdl.facts import BEHAVIOURS, BlockFacts, ModuleFacts
+from hdlrl.hdl.memory_ports import MemoryPorts, ReadPort, WritePort
 from hdlrl.summarize.behaviour import Behaviour, DataPath, RegisterEnable, function_claim
 from hdlrl.summarize.counting import claim_value
 
@@ -68,6 +69,12 @@ _COUNT_RANGE = re.compile(rf"{_ID.format('name')}\s+counts\s+(?P<direction>up|do
 _LOAD = re.compile(rf"{_ID.format('name')}\s+takes\s+the\s+value\s+of\s+{_ID.format('source')}", re.IGNORECASE)
 _SHIFT = re.compile(rf"{_ID.format('name')}\s+shifts\s+(?P<direction>left|right)\s+by\s+one\s+bit\b[^.;]*?\btaking\s+"
                     rf"{_ID.format('source')}", re.IGNORECASE)
+_MEMORY_WRITE = re.compile(rf"\bwrite stores {_ID.format('data')} in {_ID.format('memory')} at address "
+                           rf"{_ID.format('address')} on (?:the|each|every) (?P<edge>rising|falling) edge of "
+                           rf"{_ID.format('clock')}(?: while {_ID.format('enable')} is (?P<level>high|low))?", re.IGNORECASE)
+_MEMORY_READ = re.compile(rf"\breads are (?P<timing>synchronous|asynchronous): {_ID.format('output')} shows the word at "
+                          rf"address {_ID.format('address')}(?: [^,.]*?, the (?P<collision>old|new) word during a write)?",
+                          re.IGNORECASE)
 _NO_RESET = re.compile(r"\b(?:there is|it has|has|with) no reset\b", re.IGNORECASE)
 _FUNCTION_WORDS = r"multiplexer|decoder|encoder|adder|subtractor|comparator|parity|majority|population count|Gray|" \
                   r"(?:AND|OR|NAND|NOR) of all"
@@ -100,7 +107,7 @@ class Claim:
     kind: str  # identifier, width, direction, clock, reset, register, counter, state_machine, state, transition,
     #            memory, instance, parameter, behaviour, drives, reads, combinational, block_kind, and from the
     #            netlist (`hdlrl.summarize.behaviour`): function, reset_value, no_reset, latch, enable, count_range,
-    #            data_path
+    #            data_path, memory_write, memory_read
     names: tuple[str, ...] = ()  # the identifiers it is about, in the order the kind defines
     value: str = ""  # everything else: bits, direction, edge, polarity, count, behaviour
 
@@ -117,6 +124,22 @@ def reset_claim(signal: str, active_low: bool, asynchronous: bool) -> Claim:
 
 def enable_claim(enable: RegisterEnable) -> Claim:
     return Claim("enable", (enable.register, enable.signal), "high" if enable.active_high else "low")
+
+
+def memory_write_claim(memory: MemoryPorts, port: WritePort) -> Claim:
+    """The claim of one write port: "`wdata` in `mem` at `addr` on each rising edge of `clk` while `we` is high"."""
+    level = ("high" if port.enable_high else "low") if port.enable else "always"
+    return Claim("memory_write", (memory.name, port.address, port.data, port.clock,
+                                  *([port.enable] if port.enable else [])), f"{port.edge} {level}")
+
+
+def memory_read_claim(memory: MemoryPorts, port: ReadPort) -> Claim:
+    """The claim of one read port: asynchronous, or synchronous with the old or new word on a
+    write to it (said only where the memory has writes)."""
+    timing = "asynchronous" if port.clock is None else "synchronous"
+    if port.clock is not None and memory.writes:
+        timing += " new" if port.new_on_write else " old"
+    return Claim("memory_read", (port.output, port.address), timing)
 
 
 def data_path_claim(path: DataPath) -> Claim:
@@ -206,6 +229,15 @@ def sentence_claims(sentence: str) -> tuple[Claim, ...]:
                    for name, _ in _list_names(match.group("list"))]
     if _NO_RESET.search(sentence):
         claims.append(Claim("no_reset"))
+    for match in _MEMORY_WRITE.finditer(sentence):
+        enable = (match.group("enable"),) if match.group("enable") else ()
+        edge = "posedge" if match.group("edge").lower() == "rising" else "negedge"
+        claims.append(Claim("memory_write", (*(match.group(key) for key in ("memory", "address", "data", "clock")),
+                                             *enable), f"{edge} {(match.group('level') or 'always').lower()}"))
+    for match in _MEMORY_READ.finditer(sentence):
+        collision = f" {match.group('collision').lower()}" if match.group("collision") else ""
+        claims.append(Claim("memory_read", (match.group("output"), match.group("address")),
+                            match.group("timing").lower() + collision))
     if match := _FUNCTION.search(sentence):
         text = match.group("text")
         names = (match.group("name"), *_ANY_ID_NAME.findall(text))
@@ -295,7 +327,8 @@ def check(claim: Claim, scope: Scope) -> bool:
     if claim.kind == "behaviour":
         return any(claim.value in block.behaviours for block in blocks) or (
             scope.block is None and claim.value in scope.child_behaviours)
-    if claim.kind in ("function", "reset_value", "no_reset", "latch", "enable", "count_range", "data_path"):
+    if claim.kind in ("function", "reset_value", "no_reset", "latch", "enable", "count_range", "data_path",
+                      "memory_write", "memory_read"):
         return _check_netlist_claim(claim, facts, scope.behaviour)
     raise ValueError(f"unknown claim kind {claim.kind!r}")
 
@@ -323,6 +356,10 @@ def _check_netlist_claim(claim: Claim, facts: ModuleFacts, behaviour: Behaviour 
                                                       if path.register == register), None)
         return any(port.name == source and port.direction == "input" and port.width == width for port in facts.ports) \
             and claim in map(data_path_claim, behaviour.data_paths)
+    if claim.kind == "memory_write":
+        return claim in (memory_write_claim(memory, port) for memory in behaviour.memories for port in memory.writes)
+    if claim.kind == "memory_read":
+        return claim in (memory_read_claim(memory, port) for memory in behaviour.memories for port in memory.reads)
     if claim.kind == "count_range":
         found = behaviour.count_ranges.get(claim.names[0])
         return found is not None and claim_value(found) == claim.value

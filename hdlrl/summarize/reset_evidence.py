@@ -30,7 +30,7 @@ from hdlrl.summarize.claims import Claim, reset_claim
 BENCH_TOP = "hdlrl_reset_evidence"
 HELD_CYCLES, FREE_CYCLES = 8, 16
 _LIMITS = Limits(time_s=10.0, memory_mb=1024)
-_SIMPLE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]*$")
+SIMPLE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]*$")
 _SAMPLE = re.compile(r"^HDLRL (?P<phase>\w+) (?P<name>\S+) (?P<bits>[01xzXZ]+)$")
 
 
@@ -47,11 +47,13 @@ def _random_value(width: int) -> str:
 
 
 def phased_testbench(module: Module, facts: ModuleFacts, phases: list[tuple[str, int, dict[str, bool]]],
-                     registers: list[str]) -> str:
+                     registers: list[str], before_edge: bool = False) -> str:
     """A bench that runs `phases` (label, clock cycles, {1-bit input: level held}) one after the
     other, every other input random on every cycle, and prints each register after every cycle as
     "HDLRL label name bits". Before the first edge each held input steps from the other level to its
-    first level, and the registers are printed as label "A" (an asynchronous input acts there)."""
+    first level, and the registers are printed as label "A" (an asynchronous input acts there).
+    `before_edge` also prints them as label+"B" once each cycle's new inputs settle, before its
+    clock edge (what combinational logic shows at once)."""
     held = dict.fromkeys(name for _, _, levels in phases for name in levels)
     clocks = [name for name, _ in facts.clocks if name not in held]
     inputs = [port for port in facts.ports if port.direction == "input" and port.name not in clocks]
@@ -67,8 +69,10 @@ def phased_testbench(module: Module, facts: ModuleFacts, phases: list[tuple[str,
 
     body = []
     for label, cycles, values in phases:
+        settle = ["      #1;", *sample(label + "B", "      "), f"      #4 {edge[0]}"] if before_edge else [
+            f"      #5 {edge[0]}"]
         body += [f"    {levels(values)}", f"    repeat ({cycles}) begin", f"      {randomise}",
-                 f"      #5 {edge[0]}", f"      #5 {edge[1]}", *sample(label, "      "), "    end"]
+                 *settle, f"      #5 {edge[1]}", *sample(label, "      "), "    end"]
     return "\n".join([
         "`timescale 1ns/1ps", f"module {BENCH_TOP};", "  integer seed = 1;",
         *(f"  reg {clock} = 1'b0;" for clock in clocks),
@@ -80,13 +84,14 @@ def phased_testbench(module: Module, facts: ModuleFacts, phases: list[tuple[str,
 
 
 def simulate_phases(module: Module, facts: ModuleFacts, phases: list[tuple[str, int, dict[str, bool]]],
-                    registers: list[str], sandbox: bool | None) -> dict[tuple[str, str], list[str]] | str:
+                    registers: list[str], sandbox: bool | None, before_edge: bool = False,
+                    ) -> dict[tuple[str, str], list[str]] | str:
     """{(label, register): values in order} from `phased_testbench` on Icarus, or why it did not run."""
     with tempfile.TemporaryDirectory(prefix="hdlrl-evidence-") as scratch:
         runner = ToolRunner(Path(scratch), _LIMITS, sandbox=sandbox)
         design, bench = runner.scratch / "module.v", runner.scratch / "bench.v"
         design.write_text(file_text(module))
-        bench.write_text(phased_testbench(module, facts, phases, registers))
+        bench.write_text(phased_testbench(module, facts, phases, registers, before_edge))
         run = compile_and_run(runner, [bench, design], BENCH_TOP)
     if not run.ok:
         first = next(iter(run.output.strip().splitlines()), run.fault or "no output")
@@ -101,7 +106,7 @@ def simulate_phases(module: Module, facts: ModuleFacts, phases: list[tuple[str, 
 def watched_registers(facts: ModuleFacts) -> list[str]:
     """The registers a bench can print by name: simple names, memories left out."""
     memories = {memory.name for memory in facts.memories}
-    return [name for name in facts.registers if name not in memories and _SIMPLE_NAME.match(name)]
+    return [name for name in facts.registers if name not in memories and SIMPLE_NAME.match(name)]
 
 
 class ResetEvidence:

@@ -22,8 +22,8 @@ from hdlrl.config import Weight
 from hdlrl.hdl.facts import BlockFacts, ModuleFacts
 from hdlrl.summarize.behaviour import Behaviour, function_claim
 from hdlrl.summarize.counting import claim_value
-from hdlrl.summarize.claims import (Claim, Scope, check, data_path_claim, enable_claim, hallucination, reset_claim,
-                                   sentence_claims, sentences)
+from hdlrl.summarize.claims import (Claim, Scope, check, data_path_claim, enable_claim, hallucination,
+                                   memory_read_claim, memory_write_claim, reset_claim, sentence_claims, sentences)
 from hdlrl.summarize.document import Document
 from hdlrl.summarize.fluency import embedded_fluency
 
@@ -91,7 +91,8 @@ def salient_module_facts(facts: ModuleFacts) -> tuple[Claim, ...]:
 
 def salient_behaviour_facts(facts: ModuleFacts, behaviour: Behaviour | None) -> tuple[Claim, ...]:
     """What the module summary should state of its behaviour, from the netlist: each output's standard
-    function, what registers load, reset values, enables, counter ranges, latches, or that nothing resets."""
+    function, what registers load, reset values, enables, counter ranges, latches, memory ports, or that
+    nothing resets."""
     if behaviour is None or behaviour.netlist is None:
         return ()
     claims = [Claim("function", (output, *names), text) for output, function
@@ -102,6 +103,8 @@ def salient_behaviour_facts(facts: ModuleFacts, behaviour: Behaviour | None) -> 
     claims += [enable_claim(enable) for enable in behaviour.enables]
     claims += [Claim("count_range", (name,), claim_value(found)) for name, found in behaviour.count_ranges.items()]
     claims += [Claim("latch", (latch.name,)) for latch in behaviour.netlist.latches]
+    claims += [memory_write_claim(memory, port) for memory in behaviour.memories for port in memory.writes]
+    claims += [memory_read_claim(memory, port) for memory in behaviour.memories for port in memory.reads]
     return tuple(claim for claim in dict.fromkeys([*claims, Claim("no_reset")])
                  if check(claim, Scope(facts, behaviour=behaviour)))
 

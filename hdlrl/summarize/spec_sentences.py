@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from hdlrl.hdl.facts import ModuleFacts
 from hdlrl.summarize.behaviour import Behaviour, DataPath, ResetValue
-from hdlrl.summarize.claims import Claim, Scope, check, data_path_claim, enable_claim, reset_claim
+from hdlrl.summarize.claims import (Claim, Scope, check, data_path_claim, enable_claim, memory_read_claim,
+                                    memory_write_claim, reset_claim)
 from hdlrl.summarize.counting import stimulus
 
 MAX_LISTED = 12  # names a sentence lists before it says "and N more"
@@ -151,6 +152,29 @@ def enable_sentences(facts: ModuleFacts, behaviour: Behaviour | None) -> list[st
     return out
 
 
+def memory_sentences(facts: ModuleFacts, behaviour: Behaviour | None) -> list[str]:
+    """How each memory is written and read, port by port, as far as the netlist's claims check."""
+    out = []
+    for memory in behaviour.memories if behaviour is not None else ():
+        for port in memory.writes:
+            if check(memory_write_claim(memory, port), Scope(facts, behaviour=behaviour)):
+                level = f" while `{port.enable}` is {'high' if port.enable_high else 'low'}" if port.enable else ""
+                out.append(f"A write stores `{port.data}` in `{memory.name}` at address `{port.address}` on each "
+                           f"{_edge(port.clock, port.edge)}{level}.")
+        for port in memory.reads:
+            claim = memory_read_claim(memory, port)
+            if not check(claim, Scope(facts, behaviour=behaviour)):
+                continue
+            if port.clock is None:
+                out.append(f"Reads are asynchronous: `{port.output}` shows the word at address `{port.address}` at once.")
+                continue
+            collision = {"synchronous old": ", the old word during a write to it",
+                         "synchronous new": ", the new word during a write to it"}.get(claim.value, "")
+            out.append(f"Reads are synchronous: `{port.output}` shows the word at address `{port.address}` one "
+                       f"clock cycle later{collision}.")
+    return out
+
+
 def count_sentences(facts: ModuleFacts, behaviour: Behaviour | None) -> list[str]:
     """Each counter's range under the stimulus it was simulated with, that stimulus said in words."""
     if behaviour is None or behaviour.netlist is None or not behaviour.count_ranges:
@@ -162,10 +186,10 @@ def count_sentences(facts: ModuleFacts, behaviour: Behaviour | None) -> list[str
 
 
 def spec_opening(facts: ModuleFacts, behaviour: Behaviour | None) -> list[str]:
-    """What the module is (a combinational module's functions first), what its registers load, its
-    resets, enables and counter ranges: the sentences a spec opens with, each one checkable."""
+    """What the module is (a combinational module's functions first), what its registers load, how
+    its memories are written and read, its resets, enables and counter ranges: the sentences a spec opens with, each one checkable."""
     overview, functions = what_it_is(facts, behaviour), function_sentences(behaviour)
     opening = [*functions, overview] if facts.combinational else [overview, *functions]
     opening += [sentence for sentence in data_path_sentences(facts, behaviour) if sentence not in overview]
-    return opening + reset_sentences(facts, behaviour) + enable_sentences(facts, behaviour) + count_sentences(
+    return opening + memory_sentences(facts, behaviour) + reset_sentences(facts, behaviour) + enable_sentences(facts, behaviour) + count_sentences(
         facts, behaviour)
