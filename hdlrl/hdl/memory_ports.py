@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hdlrl.eda.runner import ToolRunner
-from hdlrl.hdl.netlist_facts import read_sources, yosys_module
+from hdlrl.hdl.netlist_index import NetlistIndex, number, read_sources, yosys_module
 
 
 @dataclass(frozen=True)
@@ -58,45 +58,28 @@ class MemoryPorts:
     initial: tuple[int | None, ...]
 
 
-def _number(parameter: str) -> int:
-    return int(str(parameter), 2) if set(str(parameter)) <= {"0", "1"} else int(parameter)
+def _whole(index: NetlistIndex, bits: Iterable, direction: str) -> str | None:
+    """The port of `direction` whose bits these are, all of them in order; None for anything else."""
+    bits = list(bits)
+    return next((name for name in sorted(index.ports) if (name in index.inputs) == (direction == "input")
+                 and index.nets.get(name, {}).get("bits") == bits), None)
 
 
-class _Ports:
-    """Names for the bits of one module's netlist: which port each bit is, and what drives it."""
-
-    def __init__(self, module: dict):
-        self.ports = {name: tuple(port["bits"]) for name, port in module["ports"].items()}
-        self.directions = {name: port["direction"] for name, port in module["ports"].items()}
-        self.drivers = {bit: cell for cell in module["cells"].values()
-                        for port, direction in cell["port_directions"].items() if direction == "output"
-                        for bit in cell["connections"][port]}
-
-    def whole(self, bits: Iterable, direction: str) -> str | None:
-        """The port of `direction` whose bits these are, all of them in order; None for anything else."""
-        bits = tuple(bits)
-        return next((name for name, port in self.ports.items()
-                     if port == bits and self.directions[name] == direction), None)
-
-    def enable(self, bits: list) -> tuple[str | None, bool] | None:
-        """The write enable: (None, True) when always on, (input, active high) when every bit is a
-        1-bit input or its `$mux` between all zeros and all ones; None for other logic."""
-        if set(bits) == {"1"}:
-            return None, True
-        if len(set(bits)) == 1 and (name := self.whole(bits[:1], "input")):
-            return name, True
-        cells = {id(self.drivers.get(bit)) for bit in bits}
-        cell = self.drivers.get(bits[0])
-        if len(cells) != 1 or cell is None or cell["type"] != "$mux":
-            return None
-        low, high = set(cell["connections"]["A"]), set(cell["connections"]["B"])
-        select = self.whole(cell["connections"]["S"], "input")
-        if select is None or {frozenset(low), frozenset(high)} != {frozenset({"0"}), frozenset({"1"})}:
-            return None
-        return select, high == {"1"}
-
-    def clock(self, bit) -> str | None:
-        return self.whole([bit], "input")
+def _enable(index: NetlistIndex, bits: list) -> tuple[str | None, bool] | None:
+    """The write enable: (None, True) when always on, (input, active high) when every bit is a 1-bit
+    input or its `$mux` between all zeros and all ones; None for other logic."""
+    if set(bits) == {"1"}:
+        return None, True
+    if len(set(bits)) == 1 and (name := _whole(index, bits[:1], "input")):
+        return name, True
+    cell = index.drivers.get(bits[0])
+    if cell is None or cell["type"] != "$mux" or any(index.drivers.get(bit) is not cell for bit in bits):
+        return None
+    low, high = set(cell["connections"]["A"]), set(cell["connections"]["B"])
+    select = _whole(index, cell["connections"]["S"], "input")
+    if select is None or {frozenset(low), frozenset(high)} != {frozenset({"0"}), frozenset({"1"})}:
+        return None
+    return select, high == {"1"}
 
 
 def _split(bits: list, count: int) -> list[list]:
@@ -104,17 +87,17 @@ def _split(bits: list, count: int) -> list[list]:
     return [bits[index * size:(index + 1) * size] for index in range(count)]
 
 
-def _memory(cell: dict, ports: _Ports) -> MemoryPorts:
+def _memory(cell: dict, netlist: NetlistIndex) -> MemoryPorts:
     parameters, connections = cell["parameters"], cell["connections"]
-    depth, width = _number(parameters["SIZE"]), _number(parameters["WIDTH"])
-    writes_count, reads_count = _number(parameters["WR_PORTS"]), _number(parameters["RD_PORTS"])
+    depth, width = number(parameters["SIZE"]), number(parameters["WIDTH"])
+    writes_count, reads_count = number(parameters["WR_PORTS"]), number(parameters["RD_PORTS"])
     flags = {key: str(parameters[key])[::-1] for key in ("WR_CLK_ENABLE", "WR_CLK_POLARITY", "RD_CLK_ENABLE",
                                                          "RD_CLK_POLARITY", "RD_TRANSPARENCY_MASK")}
     writes = []
     for index, (enable, address, data, clock) in enumerate(zip(
             *(_split(connections[key], writes_count) for key in ("WR_EN", "WR_ADDR", "WR_DATA", "WR_CLK")))):
-        names = (ports.clock(clock[0]), ports.whole(address, "input"), ports.whole(data, "input"))
-        found = ports.enable(enable)
+        names = (_whole(netlist, clock, "input"), _whole(netlist, address, "input"), _whole(netlist, data, "input"))
+        found = _enable(netlist, enable)
         if flags["WR_CLK_ENABLE"][index] == "1" and None not in names and found is not None:
             edge = "posedge" if flags["WR_CLK_POLARITY"][index] == "1" else "negedge"
             writes.append(WritePort(names[0], edge, names[1], names[2], *found))
@@ -122,12 +105,12 @@ def _memory(cell: dict, ports: _Ports) -> MemoryPorts:
     for index, (address, data, clock, enable, resets) in enumerate(zip(
             *(_split(connections[key], reads_count) for key in ("RD_ADDR", "RD_DATA", "RD_CLK", "RD_EN")),
             zip(connections["RD_ARST"], connections["RD_SRST"]))):
-        names = (ports.whole(data, "output"), ports.whole(address, "input"))
+        names = (_whole(netlist, data, "output"), _whole(netlist, address, "input"))
         if None in names or set(enable) != {"1"} or set(resets) != {"0"}:
             continue
         if flags["RD_CLK_ENABLE"][index] != "1":
             reads.append(ReadPort(*names))
-        elif (read_clock := ports.clock(clock[0])) is not None:
+        elif (read_clock := _whole(netlist, clock, "input")) is not None:
             transparent = flags["RD_TRANSPARENCY_MASK"][index * writes_count:(index + 1) * writes_count]
             if len(set(transparent)) <= 1:  # the same for every write port, else no one sentence says it
                 edge = "posedge" if flags["RD_CLK_POLARITY"][index] == "1" else "negedge"
@@ -145,5 +128,5 @@ def memory_ports(sources: list[Path], top: str, runner: ToolRunner, include_dirs
     commands = [*read_sources(runner, sources, include_dirs), f"hierarchy -check -top {top}", "proc", "flatten",
                 "opt_clean", "memory -nomap", "opt_expr -mux_undef", "opt_clean"]
     module = yosys_module(runner, sources, commands, top, "netlist_memories.json")
-    ports = _Ports(module)
-    return tuple(_memory(cell, ports) for cell in module["cells"].values() if cell["type"] == "$mem_v2")
+    index = NetlistIndex(module)
+    return tuple(_memory(cell, index) for cell in module["cells"].values() if cell["type"] == "$mem_v2")

@@ -11,25 +11,21 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from hdlrl.eda.diagnostics import parse_diagnostics
 from hdlrl.eda.runner import ToolRunner
-from hdlrl.eda.synth.yosys import read_commands
-from hdlrl.eda.toolchain import require_tool
-from hdlrl.errors import HdlrlError
-from hdlrl.hdl.function_kind import TruthTable, cell_drivers, operand_bits, tabulate
+from hdlrl.hdl.function_kind import TruthTable, tabulate
+from hdlrl.hdl.netlist_index import NetlistIndex, number, read_sources, yosys_module
+from hdlrl.hdl.state_machines import StateMachine, read_state_machines
 
-COPIES_FOLDER = "netlist_sources"
 _INVERTERS = {"$not", "$logic_not", "$_NOT_"}
 _ANY_BIT_HIGH = {"$or", "$logic_or", "$reduce_or", "$reduce_bool", "$_OR_"}  # active high when any input bit is
 _ANY_BIT_LOW = {"$and", "$logic_and", "$reduce_and", "$_AND_"}  # active low when any input bit is, for 1-bit operands
 _FLIP_FLOPS = ("$dff", "$adff", "$sdff", "$aldff")  # prefixes of Yosys's flip-flop cells ($dffe, $sdffce, $dffsr, ...)
 _LATCHES = ("$dlatch", "$adlatch")
-_SOURCE_LINE, _VECTOR_BIT = re.compile(r":(\d+)\."), re.compile(r"\[\d+\]$")  # `src` attribute line; `ctl[1]`
+_VECTOR_BIT = re.compile(r"\[\d+\]$")  # `ctl[1]`
 
 
 @dataclass(frozen=True)
@@ -102,17 +98,6 @@ class ResetSignal:
 
 
 @dataclass(frozen=True)
-class StateMachine:
-    """A state register and its behaviour as fsm_extract found it; states stay encodings (ints)."""
-
-    register: str
-    width: int
-    states: tuple[int, ...]  # in Yosys's order
-    reset_state: int | None
-    transitions: tuple[tuple[int, int], ...]  # (from, to) changes of state, reset transitions left out
-
-
-@dataclass(frozen=True)
 class NetlistFacts:
     """What `top` stores, flattened: sub-instance registers are named `instance.signal`."""
 
@@ -126,63 +111,7 @@ class NetlistFacts:
         return next((register for register in self.registers if register.name == name), None)
 
 
-class _Netlist:
-    """One module of a `write_json` netlist, indexed by bit: the names it carries and the cell driving it."""
-
-    def __init__(self, module: dict):
-        self.cells: list[dict] = list(module["cells"].values())
-        self.inputs = {name for name, port in module["ports"].items() if port["direction"] == "input"}
-        self.ports = set(module["ports"])
-        self.nets = {name: net for name, net in module["netnames"].items()
-                     if not net.get("hide_name") and not name.startswith("$")}
-        self.names: dict[int, list[tuple[str, int]]] = {}  # bit -> [(name, position)]
-        for name, net in self.nets.items():
-            for position, bit in enumerate(net["bits"]):
-                if isinstance(bit, int):
-                    self.names.setdefault(bit, []).append((name, position))
-        self.drivers = cell_drivers(module)
-
-    def signal(self, bit: int | str) -> str | None:
-        """The name of a control bit, an input port first: `rst`, or `ctrl[2]` for a bit of a vector."""
-        named = sorted(self.names.get(bit, []), key=lambda item: (item[0] not in self.inputs,
-                                                                  len(self.nets[item[0]]["bits"]) > 1, item[0]))
-        if not named:
-            return None
-        (name, position), net = named[0], self.nets[named[0][0]]
-        index = net.get("offset", 0) + (len(net["bits"]) - 1 - position if net.get("upto") else position)
-        return name if len(net["bits"]) == 1 else f"{name}[{index}]"
-
-    def owner(self, bit: int | str, stored: Iterable[int] = ()) -> tuple[str, int] | None:
-        """(signal, position) of a bit: the narrowest signal holding all of `stored` (its cell's bits, so a bus
-        concatenating registers is none of them), an internal one before a port (`assign out = count;`)."""
-        return min(self.names.get(bit, []), default=None, key=lambda item: (
-            not set(stored) <= set(self.nets[item[0]]["bits"]), len(self.nets[item[0]]["bits"]), item[0] in self.ports,
-            item[0]))
-
-    def reads(self, bit: int) -> tuple[str, ...]:
-        """The named signals an unnamed bit is computed from, in the order they are reached."""
-        found, stack = {}, operand_bits(self.drivers[bit]) if bit in self.drivers else []
-        seen = {bit, *stack}
-        while stack:
-            current = stack.pop(0)
-            if (owner := self.owner(current)) is not None:
-                found.setdefault(owner[0])
-            elif current in self.drivers:
-                stack += [each for each in operand_bits(self.drivers[current]) if each not in seen]
-                seen.update(stack)
-        return tuple(found)
-
-    def declared(self, name: str) -> tuple[int, str]:
-        """Where `name` is declared, to list facts in source order."""
-        match = _SOURCE_LINE.search(str(self.nets[name].get("attributes", {}).get("src", "")))
-        return (int(match.group(1)) if match else 1 << 30), name
-
-
-def _number(parameter: str) -> int:
-    return int(parameter, 2) if parameter and set(parameter) <= {"0", "1"} else 0
-
-
-def _conditions(netlist: _Netlist, bit: int | str, active_high: bool) -> list[tuple[str | None, bool, tuple]]:
+def _conditions(netlist: NetlistIndex, bit: int | str, active_high: bool) -> list[tuple[str | None, bool, tuple]]:
     """(name, active high, reads) of each condition that alone makes `bit` active: inverters folded,
     ORs (`$ne` with zero is one) and ANDs of active-low operands split."""
     if isinstance(bit, str):
@@ -205,7 +134,7 @@ def _conditions(netlist: _Netlist, bit: int | str, active_high: bool) -> list[tu
 def _reset_rules(cell: dict, position: int) -> list[tuple[int | str, bool, bool, str, bool]]:
     """(control bit, active high, asynchronous, value bit, overrides enable) of each reset of one stored bit."""
     kind, parameters, ports = cell["type"], cell["parameters"], cell["connections"]
-    high = {port: _number(parameters.get(f"{port}_POLARITY", "")) == 1 for port in "ARST SRST ALOAD CLR SET".split()}
+    high = {port: number(parameters.get(f"{port}_POLARITY", "")) == 1 for port in "ARST SRST ALOAD CLR SET".split()}
     if kind in ("$adff", "$adffe", "$adlatch"):
         return [(ports["ARST"][0], high["ARST"], True, parameters["ARST_VALUE"][-1 - position], True)]
     if kind.startswith("$sdff"):
@@ -218,15 +147,15 @@ def _reset_rules(cell: dict, position: int) -> list[tuple[int | str, bool, bool,
     return []
 
 
-def _stored_bits(netlist: _Netlist, kinds: tuple[str, ...]) -> dict[tuple, list[tuple]]:
+def _stored_bits(netlist: NetlistIndex, kinds: tuple[str, ...]) -> dict[tuple, list[tuple]]:
     """(signal, clock, edge, resets, enables) -> [(position, one value bit per reset, the signal bit it loads)]."""
     groups: dict[tuple, list[tuple]] = {}
     for cell in (cell for cell in netlist.cells if cell["type"].startswith(kinds)):
         connections, parameters = cell["connections"], cell["parameters"]
         clock = netlist.signal(connections["CLK"][0]) if "CLK" in connections else None
-        edge = "posedge" if _number(parameters.get("CLK_POLARITY", "1")) == 1 else "negedge"
+        edge = "posedge" if number(parameters.get("CLK_POLARITY", "1")) == 1 else "negedge"
         enables = tuple(dict.fromkeys(Enable(*condition) for condition in _conditions(
-            netlist, connections["EN"][0], _number(parameters["EN_POLARITY"]) == 1))) if "EN" in connections else ()
+            netlist, connections["EN"][0], number(parameters["EN_POLARITY"]) == 1))) if "EN" in connections else ()
         for position, bit in enumerate(connections["Q"]):
             resets, values = [], []
             for control, active_high, asynchronous, value, overrides in _reset_rules(cell, position):
@@ -247,7 +176,7 @@ def _resets(resets: tuple, bits: list[tuple]) -> tuple[Reset, ...]:
                                for (name, high, asynchronous, overrides, reads), text in zip(resets, texts)))
 
 
-def _read_storage(netlist: _Netlist) -> tuple[tuple[Register, ...], tuple[Latch, ...]]:
+def _read_storage(netlist: NetlistIndex) -> tuple[tuple[Register, ...], tuple[Latch, ...]]:
     """Registers and latches of an `opt_dff`-ed netlist, in source order."""
     registers = [Register(name, len(bits), clock, edge, _resets(resets, bits), enables,
                           *map(tuple, zip(*[(position, source) for position, _, source in sorted(bits)])))
@@ -258,123 +187,12 @@ def _read_storage(netlist: _Netlist) -> tuple[tuple[Register, ...], tuple[Latch,
             tuple(sorted(latches, key=lambda each: netlist.declared(each.name))))
 
 
-def _reset_signals(netlist: _Netlist, registers: Iterable[Register]) -> tuple[ResetSignal, ...]:
+def _reset_signals(netlist: NetlistIndex, registers: Iterable[Register]) -> tuple[ResetSignal, ...]:
     cleared: dict[tuple[str, bool, bool], list[str]] = {}
     for register, reset in ((register, reset) for register in registers for reset in register.resets if reset.signal):
         cleared.setdefault((reset.signal, reset.active_high, reset.asynchronous), []).append(register.name)
     return tuple(ResetSignal(signal, high, asynchronous, _VECTOR_BIT.sub("", signal) in netlist.inputs,
                              tuple(dict.fromkeys(names))) for (signal, high, asynchronous), names in cleared.items())
-
-
-def _chosen_among_constants(netlist: _Netlist, cell: dict) -> bool:
-    """Whether a flip-flop's next value is a constant or its own value, through multiplexers only."""
-    state, stack, seen = cell["connections"]["Q"], list(cell["connections"]["D"]), set()
-    while stack:
-        bit = stack.pop()
-        if isinstance(bit, int) and bit not in state and bit not in seen:
-            seen.add(bit)
-            driver = netlist.drivers.get(bit)
-            if driver is None or driver["type"] not in ("$mux", "$pmux"):
-                return False
-            stack += driver["connections"]["A"] + driver["connections"]["B"]
-    return True
-
-
-def _state_register_candidates(netlist: _Netlist) -> list[str]:
-    """Registers of two or more bits chosen among constants: what Yosys's fsm_detect calls a state
-    register, here whether or not it drives a port."""
-    states = [(cell, cell["connections"]["Q"]) for cell in netlist.cells if cell["type"] in ("$dff", "$adff")]
-    owners = [(cell, state, netlist.owner(state[0], state)) for cell, state in states if len(state) > 1]
-    return [owner[0] for cell, state, owner in owners
-            if owner and netlist.nets[owner[0]]["bits"] == state and _chosen_among_constants(netlist, cell)]
-
-
-def _detach_port(module: dict, name: str) -> None:
-    """Make port `name` a copy of the register of that name. fsm_extract on a register that is itself
-    a port leaves Yosys 0.23's module broken (write_json crashes); the copy keeps the register internal."""
-    bits, width = module["netnames"][name]["bits"], format(len(module["netnames"][name]["bits"]), "032b")
-    first = 1 + max(bit for net in module["netnames"].values() for bit in net["bits"] if isinstance(bit, int))
-    copy = list(range(first, first + len(bits)))
-    module["ports"][f"{name}$port"] = {**module["ports"].pop(name), "bits": copy}
-    module["netnames"][f"{name}$port"] = {"hide_name": 0, "bits": copy, "attributes": {}}
-    module["cells"][f"$hdlrl$port${name}"] = {
-        "hide_name": 1, "type": "$pos", "attributes": {}, "port_directions": {"A": "input", "Y": "output"},
-        "parameters": {"A_SIGNED": "0", "A_WIDTH": width, "Y_WIDTH": width}, "connections": {"A": bits, "Y": copy}}
-
-
-def _state_machine(netlist: _Netlist, cell: dict, registers: tuple[Register, ...]) -> StateMachine:
-    """One `$fsm` cell's states and transitions: STATE_TABLE holds the encodings, and each TRANS_TABLE
-    entry (last entry first) is state in, control inputs, state out, control outputs, most significant first."""
-    parameters, name = cell["parameters"], str(cell["parameters"]["NAME"]).strip().lstrip("\\")
-    bits, count, log2, inputs, outputs = (_number(parameters[key]) for key in (
-        "STATE_BITS", "STATE_NUM", "STATE_NUM_LOG2", "CTRL_IN_WIDTH", "CTRL_OUT_WIDTH"))
-    table, transitions, width = parameters["STATE_TABLE"], parameters["TRANS_TABLE"], 2 * log2 + inputs + outputs
-    states = tuple(_number(table[len(table) - (index + 1) * bits:][:bits].replace("x", "0"))
-                   for index in range(count))
-    register = next((each for each in registers if each.name == name), None)
-    reset_levels = {(position, "1" if reset.active_high else "0")  # the sync reset's control inputs, when active
-                    for reset in (register.resets if register else ()) if not reset.asynchronous
-                    for position, bit in enumerate(cell["connections"]["CTRL_IN"])
-                    if netlist.signal(bit) == reset.signal}
-    found: dict[tuple[int, int], None] = {}
-    for index in range(_number(parameters["TRANS_NUM"])):
-        entry = transitions[len(transitions) - (index + 1) * width:][:width]
-        source, condition = int(entry[:log2], 2), entry[log2:log2 + inputs]
-        target = int(entry[log2 + inputs:][:log2], 2)
-        if source != target and not any(condition[inputs - 1 - position] == level for position, level in reset_levels):
-            found.setdefault((states[source], states[target]))
-    reset_index = _number(parameters.get("STATE_RST", "1" * 32))  # -1 (all ones) without a reset state
-    return StateMachine(name, bits, states, states[reset_index] if reset_index < count else None, tuple(found))
-
-
-def _copies(sources: list[Path]) -> list[Path]:
-    return [Path(COPIES_FOLDER) / f"source{index}{Path(source).suffix or '.v'}" for index, source in enumerate(sources)]
-
-
-def read_sources(runner: ToolRunner, sources: list[Path], include_dirs: Iterable[Path]) -> list[str]:
-    """Copy the sources into the scratch folder and return the commands that read the copies; each
-    original's folder joins the include path, so an `include next to it is still found."""
-    (runner.scratch / COPIES_FOLDER).mkdir(parents=True, exist_ok=True)
-    for source, copy in zip(sources, _copies(sources)):
-        try:
-            shutil.copyfile(source, runner.scratch / copy)
-        except OSError as error:
-            raise HdlrlError(f"cannot read the source: {error.strerror}", source) from None
-    folders = [*map(Path, include_dirs), *dict.fromkeys(Path(source).resolve().parent for source in sources)]
-    return read_commands(_copies(sources), folders)
-
-
-def yosys_module(runner: ToolRunner, sources: list[Path], commands: list[str], top: str, json_name: str) -> dict:
-    """Run one Yosys script and read the module `top` of the netlist it wrote; an error becomes an
-    HdlrlError at the original file and line."""
-    run = runner.run([require_tool("yosys").path, "-q", "-p", "; ".join([*commands, f"write_json {json_name}"])])
-    errors = [each for each in parse_diagnostics("yosys", run.output) if each.severity == "error"]
-    if run.ok and not errors:
-        return json.loads((runner.scratch / json_name).read_text())["modules"][top]
-    error = errors[0] if errors and not run.fault else None
-    reason = error.message if error else f"yosys {run.fault or f'exit status {run.returncode}'}"
-    for copy, source in zip(_copies(sources), sources):
-        reason = reason.replace(str(copy), str(source))
-    where = next((source for copy, source in zip(_copies(sources), sources) if error and str(copy) == error.file), None)
-    raise HdlrlError(f"{reason} (reading the netlist of {top})", where or next(iter(sources), None),
-                     error.line if where else None)
-
-
-def _state_machines(runner: ToolRunner, sources: list[Path], top: str, elaborated: dict,
-                    registers: tuple[Register, ...]) -> tuple[StateMachine, ...]:
-    """Mark the state-register candidates of the elaborated netlist and let fsm_extract read them."""
-    candidates = _state_register_candidates(_Netlist(elaborated))
-    if not candidates:
-        return ()
-    for name in candidates:
-        elaborated["netnames"][name].setdefault("attributes", {})["fsm_encoding"] = "auto"
-        if name in elaborated["ports"]:
-            _detach_port(elaborated, name)
-    (runner.scratch / "netlist_candidates.json").write_text(json.dumps({"modules": {top: elaborated}}))
-    netlist = _Netlist(yosys_module(runner, sources, ["read_json netlist_candidates.json", "fsm_detect", "fsm_extract"],
-                              top, "netlist_fsm.json"))
-    machines = [_state_machine(netlist, cell, registers) for cell in netlist.cells if cell["type"] == "$fsm"]
-    return tuple(sorted(machines, key=lambda machine: [*candidates, machine.register].index(machine.register)))
 
 
 def netlist_facts(sources: list[Path], top: str, runner: ToolRunner, include_dirs: Iterable[Path] = (),
@@ -384,9 +202,9 @@ def netlist_facts(sources: list[Path], top: str, runner: ToolRunner, include_dir
                 "opt_expr -mux_bool", "opt_clean", "design -save elaborated", "opt_dff", "opt_clean",
                 "write_json netlist_registers.json", "design -load elaborated", "opt -nodffe -nosdff"]
     elaborated = yosys_module(runner, sources, commands, top, "netlist_elaborated.json")
-    netlist = _Netlist(json.loads((runner.scratch / "netlist_registers.json").read_text())["modules"][top])
+    netlist = NetlistIndex(json.loads((runner.scratch / "netlist_registers.json").read_text())["modules"][top])
     registers, latches = _read_storage(netlist)
-    machines = _state_machines(runner, sources, top, elaborated, registers) if state_machines else ()
+    machines = read_state_machines(runner, sources, top, elaborated, registers) if state_machines else ()
     return NetlistFacts(top, registers, latches, _reset_signals(netlist, registers), machines)
 
 
