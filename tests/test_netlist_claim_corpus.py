@@ -1,6 +1,6 @@
 """The seeded corpus of netlist claims (issue 22): on every project module, each behaviour claim a
 summary should state (a function, a data path, a reset value, an enable, a counter range, a
-memory's write and read ports) is
+memory's write and read ports, the inputs a change of state waits for) is
 verified by the facts and by simulation, and each seeded false variant of it is flagged."""
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from hdlrl.summarize.claims import Claim, Scope, check
 from hdlrl.summarize.count_evidence import CountEvidence
 from hdlrl.summarize.data_evidence import DataPathEvidence
 from hdlrl.summarize.enable_evidence import EnableEvidence
+from hdlrl.summarize.fsm_evidence import StateChangeEvidence
 from hdlrl.summarize.function_evidence import FunctionEvidence
 from hdlrl.summarize.memory_evidence import MemoryEvidence
 from hdlrl.summarize.reset_evidence import ResetEvidence
@@ -46,6 +47,11 @@ def _seeded(claim: Claim, widths: dict[str, int | None]) -> list[Claim]:
         edge, level = claim.value.split()
         other = [Claim(claim.kind, claim.names, f"{edge} {'low' if level == 'high' else 'high'}")] if rest[1:] else []
         return [*other, Claim(claim.kind, (memory, data, address, *rest), claim.value)]
+    if claim.kind == "transition_when":  # each input at the other level
+        levels = claim.value.split()
+        return [Claim(claim.kind, claim.names, " ".join(("low" if level == "high" else "high") if index == flipped
+                                                         else level for index, level in enumerate(levels)))
+                for flipped in range(len(levels))]
     if claim.kind == "memory_read":  # another timing
         timings = ("asynchronous", "synchronous old", "synchronous new") if claim.value != "synchronous" else (
             "asynchronous",)
@@ -70,6 +76,7 @@ def test_every_netlist_claim_is_verified_twice_and_every_seeded_variant_flagged(
                       "count_range": CountEvidence(module, facts, behaviour.netlist),
                       "data_path": DataPathEvidence(module, facts, behaviour),
                       "memory_write": (memories := MemoryEvidence(module, facts, behaviour)), "memory_read": memories,
+                      "transition_when": StateChangeEvidence(module, facts, behaviour),
                       "reset_value": lambda claim: resets.value_evidence(values[claim.names])}
 
             def verified(claim: Claim) -> bool:

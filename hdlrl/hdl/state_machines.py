@@ -29,6 +29,8 @@ class StateMachine:
     states: tuple[int, ...]  # in Yosys's order
     reset_state: int | None
     transitions: tuple[tuple[int, int], ...]  # (from, to) changes of state, reset transitions left out
+    # (from, to, ((input, level high), ...)): a change taken under one product of named 1-bit inputs
+    conditions: tuple[tuple[int, int, tuple[tuple[str, bool], ...]], ...] = ()
 
 
 def _chosen_among_constants(netlist: NetlistIndex, cell: dict) -> bool:
@@ -81,15 +83,22 @@ def _state_machine(netlist: NetlistIndex, cell: dict, registers: tuple[Register,
                     for reset in (register.resets if register else ()) if not reset.asynchronous
                     for position, bit in enumerate(cell["connections"]["CTRL_IN"])
                     if netlist.signal(bit) == reset.signal}
-    found: dict[tuple[int, int], None] = {}
+    controls = [netlist.signal(bit) for bit in cell["connections"]["CTRL_IN"]]
+    resets = {position for position, _ in reset_levels}
+    found: dict[tuple[int, int], list[tuple]] = {}  # (from, to) -> the products of control inputs it is taken under
     for index in range(number(parameters["TRANS_NUM"])):
         entry = transitions[len(transitions) - (index + 1) * width:][:width]
-        source, condition = int(entry[:log2], 2), entry[log2:log2 + inputs]
+        source, condition = int(entry[:log2], 2), entry[log2:log2 + inputs][::-1]  # condition[i]: CTRL_IN bit i
         target = int(entry[log2 + inputs:][:log2], 2)
-        if source != target and not any(condition[inputs - 1 - position] == level for position, level in reset_levels):
-            found.setdefault((states[source], states[target]))
+        if source != target and not any(condition[position] == level for position, level in reset_levels):
+            found.setdefault((states[source], states[target]), []).append(tuple(
+                (controls[position], value == "1") for position, value in enumerate(condition)
+                if value in "01" and position not in resets))
+    conditions = tuple((*change, products[0]) for change, products in found.items() if len(products) == 1
+                       and 0 < len(products[0]) <= 3 and all(name and "[" not in name for name, _ in products[0]))
     reset_index = number(parameters.get("STATE_RST", "1" * 32))  # -1 (all ones) without a reset state
-    return StateMachine(name, bits, states, states[reset_index] if reset_index < count else None, tuple(found))
+    return StateMachine(name, bits, states, states[reset_index] if reset_index < count else None, tuple(found),
+                        conditions)
 
 
 def read_state_machines(runner: ToolRunner, sources: list[Path], top: str, elaborated: dict,

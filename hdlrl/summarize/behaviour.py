@@ -172,7 +172,7 @@ def module_behaviour(module: Module, facts: ModuleFacts, sandbox: bool | None = 
         source = runner.scratch / "module.v"
         try:
             source.write_text(file_text(module))
-            netlist = netlist_facts([source], module.name, runner, state_machines=False)  # the text's serve
+            netlist = netlist_facts([source], module.name, runner)
             tables = {} if netlist.registers or netlist.latches else truth_tables(
                 [source], module.name, runner, MAX_TABLE_INPUT_BITS)
             traces = yosys_traces(runner, source, facts, netlist) if netlist.registers else {}

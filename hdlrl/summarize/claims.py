@@ -24,6 +24,7 @@ from hdlrl.hdl.facts import BEHAVIOURS, BlockFacts, ModuleFacts
 from hdlrl.hdl.memory_ports import MemoryPorts, ReadPort, WritePort
 from hdlrl.summarize.behaviour import Behaviour, DataPath, RegisterEnable, function_claim
 from hdlrl.summarize.counting import claim_value
+from hdlrl.summarize.state_changes import NamedChange, named_changes
 
 _ID = r"`(?P<{0}>[A-Za-z_][A-Za-z0-9_$]*)(?:\[(?P<{0}_msb>\d+):(?P<{0}_lsb>\d+)\])?`"
 _ANY_ID = re.compile(_ID.format("name"))
@@ -52,6 +53,10 @@ _STATE_MACHINE = re.compile(rf"\bstate machine\b(?:\s+with\s+(?P<count>\d+)\s+st
 _STATES = re.compile(rf"\bstates\b\s*:?\s*(?P<list>{_LIST})", re.IGNORECASE)
 _TRANSITION = re.compile(rf"{_ID.format('source')}\s*(?:->|→)\s*{_ID.format('target')}|\bfrom\s+{_ID.format('source2')}"
                          rf"\s+to\s+{_ID.format('target2')}")
+_TRANSITION_WHEN = re.compile(rf"\bfrom {_ID.format('source')} to {_ID.format('target')} when "
+                              rf"{_ID.format('first')} is (?P<first_level>high|low)"
+                              rf"(?: and {_ID.format('second')} is (?P<second_level>high|low))?"
+                              rf"(?: and {_ID.format('third')} is (?P<third_level>high|low))?")
 _MEMORY = re.compile(rf"\bmemory\s+{_ID.format('name')}\s+of\s+(?P<depth>\d+)\s+words?(?:\s+of\s+(?P<width>\d+)\s+bits?)?",
                      re.IGNORECASE)
 _INSTANCE = re.compile(rf"\binstantiates\s+{_ID.format('module')}\s+as\s+{_ID.format('instance')}|\binstance\s+"
@@ -107,7 +112,7 @@ class Claim:
     kind: str  # identifier, width, direction, clock, reset, register, counter, state_machine, state, transition,
     #            memory, instance, parameter, behaviour, drives, reads, combinational, block_kind, and from the
     #            netlist (`hdlrl.summarize.behaviour`): function, reset_value, no_reset, latch, enable, count_range,
-    #            data_path, memory_write, memory_read
+    #            data_path, memory_write, memory_read, transition_when
     names: tuple[str, ...] = ()  # the identifiers it is about, in the order the kind defines
     value: str = ""  # everything else: bits, direction, edge, polarity, count, behaviour
 
@@ -124,6 +129,12 @@ def reset_claim(signal: str, active_low: bool, asynchronous: bool) -> Claim:
 
 def enable_claim(enable: RegisterEnable) -> Claim:
     return Claim("enable", (enable.register, enable.signal), "high" if enable.active_high else "low")
+
+
+def transition_when_claim(change: NamedChange) -> Claim:
+    """"from `A` to `B` when `x` is high and `y` is low": the states, then the inputs; their levels in the value."""
+    return Claim("transition_when", (change.source, change.target, *(name for name, _ in change.condition)),
+                 " ".join("high" if high else "low" for _, high in change.condition))
 
 
 def memory_write_claim(memory: MemoryPorts, port: WritePort) -> Claim:
@@ -209,6 +220,11 @@ def sentence_claims(sentence: str) -> tuple[Claim, ...]:
     for match in _TRANSITION.finditer(sentence):
         claims.append(Claim("transition", (match.group("source") or match.group("source2"),
                                            match.group("target") or match.group("target2"))))
+    for match in _TRANSITION_WHEN.finditer(sentence):
+        literals = [(match.group(key), match.group(f"{key}_level")) for key in ("first", "second", "third")
+                    if match.group(key)]
+        claims.append(Claim("transition_when", (match.group("source"), match.group("target"),
+                                                *(name for name, _ in literals)), " ".join(level for _, level in literals)))
     for match in _MEMORY.finditer(sentence):
         claims.append(Claim("memory", (match.group("name"),), f"{match.group('depth')}x{match.group('width') or ''}"))
     for match in _INSTANCE.finditer(sentence):
@@ -328,7 +344,7 @@ def check(claim: Claim, scope: Scope) -> bool:
         return any(claim.value in block.behaviours for block in blocks) or (
             scope.block is None and claim.value in scope.child_behaviours)
     if claim.kind in ("function", "reset_value", "no_reset", "latch", "enable", "count_range", "data_path",
-                      "memory_write", "memory_read"):
+                      "memory_write", "memory_read", "transition_when"):
         return _check_netlist_claim(claim, facts, scope.behaviour)
     raise ValueError(f"unknown claim kind {claim.kind!r}")
 
@@ -356,6 +372,8 @@ def _check_netlist_claim(claim: Claim, facts: ModuleFacts, behaviour: Behaviour 
                                                       if path.register == register), None)
         return any(port.name == source and port.direction == "input" and port.width == width for port in facts.ports) \
             and claim in map(data_path_claim, behaviour.data_paths)
+    if claim.kind == "transition_when":
+        return claim in (transition_when_claim(change) for change in named_changes(facts, behaviour) if change.condition)
     if claim.kind == "memory_write":
         return claim in (memory_write_claim(memory, port) for memory in behaviour.memories for port in memory.writes)
     if claim.kind == "memory_read":

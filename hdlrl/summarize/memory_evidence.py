@@ -26,10 +26,9 @@ from hdlrl.hdl.ir import Module
 from hdlrl.hdl.memory_ports import MemoryPorts, ReadPort, WritePort
 from hdlrl.summarize.behaviour import Behaviour
 from hdlrl.summarize.claims import Claim
-from hdlrl.summarize.reset_evidence import SIMPLE_NAME, Evidence, simulate_phases
+from hdlrl.summarize.reset_evidence import BEFORE_EDGE, SIMPLE_NAME, Evidence, edge_series, simulate_phases
 
 RESET_CYCLES, RANDOM_CYCLES, MIN_READS = 2, 96, 8
-BEFORE_EDGE = " before the edge"  # the series key of a port's value once the cycle's inputs settle
 
 
 @dataclass
@@ -102,11 +101,7 @@ class MemoryEvidence:
                                   before_edge=True)
         if isinstance(samples, str):
             return samples
-        labels = ("R", "S") if resets else ("S",)
-        series = {name: [bits for label in labels for bits in samples.get((label, name), [])] for name in watched}
-        series |= {f"{name}{BEFORE_EDGE}": [bits for label in labels for bits in samples.get((label + "B", name), [])]
-                   for name in watched}
-        return series
+        return edge_series(samples, ("R", "S") if resets else ("S",), watched)
 
 
 def _read_verdict(found: _Reads, output: str) -> Evidence:

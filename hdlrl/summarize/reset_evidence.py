@@ -31,6 +31,7 @@ BENCH_TOP = "hdlrl_reset_evidence"
 HELD_CYCLES, FREE_CYCLES = 8, 16
 _LIMITS = Limits(time_s=10.0, memory_mb=1024)
 SIMPLE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]*$")
+BEFORE_EDGE = " before the edge"  # `edge_series` key suffix (no identifier has a space)
 _SAMPLE = re.compile(r"^HDLRL (?P<phase>\w+) (?P<name>\S+) (?P<bits>[01xzXZ]+)$")
 
 
@@ -101,6 +102,15 @@ def simulate_phases(module: Module, facts: ModuleFacts, phases: list[tuple[str, 
         if match:
             samples.setdefault((match.group("phase"), match.group("name")), []).append(match.group("bits").lower())
     return samples
+
+
+def edge_series(samples: dict[tuple[str, str], list[str]], labels: tuple[str, ...], names: list[str],
+                ) -> dict[str, list[str]]:
+    """From `simulate_phases(..., before_edge=True)`: name -> its values after each clock edge, and
+    name + BEFORE_EDGE -> its values once that cycle's inputs settle, the phases `labels` in order."""
+    series = {name: [bits for label in labels for bits in samples.get((label, name), [])] for name in names}
+    return series | {name + BEFORE_EDGE: [bits for label in labels for bits in samples.get((label + "B", name), [])]
+                     for name in names}
 
 
 def watched_registers(facts: ModuleFacts) -> list[str]:

@@ -12,7 +12,8 @@ from __future__ import annotations
 from hdlrl.hdl.facts import ModuleFacts
 from hdlrl.summarize.behaviour import Behaviour, DataPath, ResetValue
 from hdlrl.summarize.claims import (Claim, Scope, check, data_path_claim, enable_claim, memory_read_claim,
-                                    memory_write_claim, reset_claim)
+                                    memory_write_claim, reset_claim, transition_when_claim)
+from hdlrl.summarize.state_changes import named_changes, state_names
 from hdlrl.summarize.counting import stimulus
 
 MAX_LISTED = 12  # names a sentence lists before it says "and N more"
@@ -152,6 +153,31 @@ def enable_sentences(facts: ModuleFacts, behaviour: Behaviour | None) -> list[st
     return out
 
 
+def state_machine_sentences(facts: ModuleFacts, behaviour: Behaviour | None) -> list[str]:
+    """Each state machine's states, then its changes of state with the inputs they wait for: the
+    changes written from the netlist, each also shown by the text, each condition the netlist's."""
+    scope, out = Scope(facts, behaviour=behaviour), []
+    for register in dict.fromkeys(change.register for change in named_changes(facts, behaviour)):
+        order = {name: index for index, name in enumerate(state_names(facts, register).values())}
+        changes = sorted((change for change in named_changes(facts, behaviour) if change.register == register
+                          and check(Claim("transition", (change.source, change.target)), scope)),
+                         key=lambda change: (order[change.source], order[change.target]))
+        states = list(dict.fromkeys(name for change in changes for name in (change.source, change.target)))
+        if not changes or not all(check(Claim("state", (name,)), scope) for name in states):
+            continue
+        out.append(f"Its states: {names(states)}.")
+        for source in dict.fromkeys(change.source for change in changes[:MAX_LISTED]):  # a sentence per state left
+            clauses = []
+            for change in (change for change in changes[:MAX_LISTED] if change.source == source):
+                clause = f"from `{change.source}` to `{change.target}`"
+                if change.condition and check(transition_when_claim(change), scope):
+                    clause += " when " + " and ".join(f"`{name}` is {'high' if high else 'low'}"
+                                                      for name, high in change.condition)
+                clauses.append(clause)
+            out.append(f"`{register}` goes {' or '.join(clauses)}.")
+    return out
+
+
 def memory_sentences(facts: ModuleFacts, behaviour: Behaviour | None) -> list[str]:
     """How each memory is written and read, port by port, as far as the netlist's claims check."""
     out = []
@@ -186,10 +212,10 @@ def count_sentences(facts: ModuleFacts, behaviour: Behaviour | None) -> list[str
 
 
 def spec_opening(facts: ModuleFacts, behaviour: Behaviour | None) -> list[str]:
-    """What the module is (a combinational module's functions first), what its registers load, how
-    its memories are written and read, its resets, enables and counter ranges: the sentences a spec opens with, each one checkable."""
+    """What the module is (a combinational module's functions first), what its registers load, its
+    state machines' changes of state, how its memories are written and read, its resets, enables and counter ranges: the sentences a spec opens with, each one checkable."""
     overview, functions = what_it_is(facts, behaviour), function_sentences(behaviour)
     opening = [*functions, overview] if facts.combinational else [overview, *functions]
     opening += [sentence for sentence in data_path_sentences(facts, behaviour) if sentence not in overview]
-    return opening + memory_sentences(facts, behaviour) + reset_sentences(facts, behaviour) + enable_sentences(facts, behaviour) + count_sentences(
+    return opening + state_machine_sentences(facts, behaviour) + memory_sentences(facts, behaviour) + reset_sentences(facts, behaviour) + enable_sentences(facts, behaviour) + count_sentences(
         facts, behaviour)

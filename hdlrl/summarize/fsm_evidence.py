@@ -1,0 +1,74 @@
+"""Conditions of state changes checked on Icarus: "from `CLOSED` to `OPENING` when `button` is high".
+
+The condition is written from Yosys's `fsm_extract` table (`hdlrl.summarize.state_changes`);
+here the module runs alone on Icarus instead: every reset the netlist shows held for
+`RESET_CYCLES`, then every input random on every cycle for `RANDOM_CYCLES`, the state register
+and the condition's signals printed before each clock edge and the register after it. Each state encoding comes from the source's `localparam`. The
+claim holds when, on every edge where the register was in the first state and the named inputs
+were at their levels, the register went to the second state, and that happened at least
+`MIN_SEEN` times; one edge that went elsewhere refutes it.
+"""
+
+from __future__ import annotations
+
+from hdlrl.hdl.facts import ModuleFacts
+from hdlrl.hdl.ir import Module
+from hdlrl.summarize.behaviour import Behaviour
+from hdlrl.summarize.claims import Claim
+from hdlrl.summarize.reset_evidence import BEFORE_EDGE, SIMPLE_NAME, Evidence, edge_series, simulate_phases
+from hdlrl.summarize.state_changes import named_changes, state_names
+
+RESET_CYCLES, RANDOM_CYCLES, MIN_SEEN = 2, 256, 2
+
+
+class StateChangeEvidence:
+    """Simulates one module once, the state registers and inputs watched; `__call__` judges a claim."""
+
+    def __init__(self, module: Module, facts: ModuleFacts, behaviour: Behaviour, sandbox: bool | None = None):
+        self.module, self.facts, self.behaviour, self.sandbox = module, facts, behaviour, sandbox
+        self.series: dict[str, list[str]] | str | None = None
+
+    def __call__(self, claim: Claim) -> Evidence:
+        source, target, *inputs = claim.names
+        levels = claim.value.split()
+        registers = {change.register for change in named_changes(self.facts, self.behaviour)
+                     if (change.source, change.target) == (source, target)}
+        if len(registers) != 1 or len(levels) != len(inputs):
+            return Evidence("unverified", f"no one state register has the states {source} and {target}")
+        register = registers.pop()
+        values = {name: value for value, name in state_names(self.facts, register).items()}
+        if self.series is None:
+            self.series = self._simulate()
+        if isinstance(self.series, str):
+            return Evidence("unverified", self.series)
+        if any(name not in self.series for name in [register, *inputs]):
+            return Evidence("unverified", "the claim names a signal the bench cannot watch")
+        before, after, seen = self.series[register + BEFORE_EDGE], self.series[register], 0
+        for cycle in range(min(len(before), len(after))):
+            held = all(self.series[name + BEFORE_EDGE][cycle] == ("1" if level == "high" else "0")
+                       for name, level in zip(inputs, levels))
+            if before[cycle] != format(values[source], f"0{len(before[cycle])}b") or not held:
+                continue
+            if after[cycle] != format(values[target], f"0{len(after[cycle])}b"):
+                return Evidence("refuted", f"on edge {cycle + 1}, {register} went from {source} to {after[cycle]} "
+                                           f"with {', '.join(inputs)} {claim.value}")
+            seen += 1
+        if seen < MIN_SEEN:
+            return Evidence("unverified", f"{register} was in {source} with the inputs at those levels {seen} times")
+        return Evidence("verified", f"{register} went from {source} to {target} each of the {seen} times the "
+                                    f"inputs were at those levels")
+
+    def _simulate(self) -> dict[str, list[str]] | str:
+        """The state registers and the signals of their conditions once each cycle's inputs settle (what
+        the edge sees) and after the edge: a reset held, then every input random."""
+        netlist = self.behaviour.netlist
+        resets = {reset.signal: reset.active_high for reset in netlist.resets if reset.module_input} if netlist else {}
+        phases = [("R", RESET_CYCLES, resets), ("S", RANDOM_CYCLES, {name: not level for name, level in resets.items()})]
+        changes = named_changes(self.facts, self.behaviour)
+        named = [change.register for change in changes] + [name for change in changes for name, _ in change.condition]
+        watched = [name for name in dict.fromkeys(named) if SIMPLE_NAME.match(name)]
+        samples = simulate_phases(self.module, self.facts, phases if resets else phases[1:], watched, self.sandbox,
+                                  before_edge=True)
+        if isinstance(samples, str):
+            return samples
+        return edge_series(samples, ("S",), watched)
