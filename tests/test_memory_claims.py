@@ -11,7 +11,8 @@ from hdlrl.hdl.facts import module_facts
 from hdlrl.hdl.memory_ports import ReadPort, WritePort
 from hdlrl.hdl.sources import read_source
 from hdlrl.summarize.behaviour import module_behaviour
-from hdlrl.summarize.claims import Claim, Scope, check, text_claims
+from hdlrl.summarize.claim import Claim
+from hdlrl.summarize.claims import Scope, check, text_claims
 from hdlrl.summarize.memory_evidence import MemoryEvidence
 from hdlrl.summarize.spec_sentences import memory_sentences
 

@@ -1,6 +1,7 @@
 """The seeded corpus of netlist claims (issue 22): on every project module, each behaviour claim a
 summary should state (a function, a data path, a reset value, an enable, a counter range, a
-memory's write and read ports, the inputs a change of state waits for) is
+memory's write and read ports, the inputs a change of state waits for, an output of the state
+alone) is
 verified by the facts and by simulation, and each seeded false variant of it is flagged."""
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ from conftest import DESIGNS_DIR
 from hdlrl.hdl.facts import module_facts
 from hdlrl.hdl.sources import read_source
 from hdlrl.summarize.behaviour import module_behaviour
-from hdlrl.summarize.claims import Claim, Scope, check
+from hdlrl.summarize.claim import Claim
+from hdlrl.summarize.claims import Scope, check
 from hdlrl.summarize.count_evidence import CountEvidence
 from hdlrl.summarize.data_evidence import DataPathEvidence
 from hdlrl.summarize.enable_evidence import EnableEvidence
@@ -52,6 +54,8 @@ def _seeded(claim: Claim, widths: dict[str, int | None]) -> list[Claim]:
         return [Claim(claim.kind, claim.names, " ".join(("low" if level == "high" else "high") if index == flipped
                                                          else level for index, level in enumerate(levels)))
                 for flipped in range(len(levels))]
+    if claim.kind == "state_output":  # the other level in the same states
+        return [Claim(claim.kind, claim.names, "low" if claim.value == "high" else "high")]
     if claim.kind == "memory_read":  # another timing
         timings = ("asynchronous", "synchronous old", "synchronous new") if claim.value != "synchronous" else (
             "asynchronous",)
@@ -76,7 +80,8 @@ def test_every_netlist_claim_is_verified_twice_and_every_seeded_variant_flagged(
                       "count_range": CountEvidence(module, facts, behaviour.netlist),
                       "data_path": DataPathEvidence(module, facts, behaviour),
                       "memory_write": (memories := MemoryEvidence(module, facts, behaviour)), "memory_read": memories,
-                      "transition_when": StateChangeEvidence(module, facts, behaviour),
+                      "transition_when": (changes := StateChangeEvidence(module, facts, behaviour)),
+                      "state_output": changes,
                       "reset_value": lambda claim: resets.value_evidence(values[claim.names])}
 
             def verified(claim: Claim) -> bool:

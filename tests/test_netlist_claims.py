@@ -11,7 +11,8 @@ import pytest
 from hdlrl.hdl.facts import module_facts
 from hdlrl.hdl.sources import read_source
 from hdlrl.summarize.behaviour import module_behaviour
-from hdlrl.summarize.claims import Claim, Scope, check, sentence_claims
+from hdlrl.summarize.claim import Claim
+from hdlrl.summarize.claims import Scope, check, sentence_claims
 from hdlrl.summarize.compose_policy import compress_candidates
 from hdlrl.summarize.count_evidence import CountEvidence
 from hdlrl.summarize.counting import claim_value, range_of

@@ -11,7 +11,7 @@ import pytest
 from conftest import DESIGNS_DIR
 from hdlrl.hdl.facts import module_facts
 from hdlrl.hdl.sources import read_source
-from hdlrl.summarize.claims import Claim
+from hdlrl.summarize.claim import Claim
 from hdlrl.summarize.reset_evidence import ResetEvidence
 
 MODULES = """module loadreg(input clk, input load, input [7:0] d, output reg [7:0] q);

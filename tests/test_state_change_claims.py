@@ -1,5 +1,6 @@
-"""State changes with the inputs they wait for (issue 22): written from Yosys's fsm_extract table in
-the source's state names, checked again on Icarus, and a seeded false condition refuted there."""
+"""State changes with the inputs they wait for, and outputs of the state alone (issue 22): written
+from Yosys's netlist in the source's state names, checked again on Icarus, and seeded false
+conditions and levels refuted there."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from pathlib import Path
 from hdlrl.hdl.facts import module_facts
 from hdlrl.hdl.sources import read_source
 from hdlrl.summarize.behaviour import module_behaviour
-from hdlrl.summarize.claims import Claim, Scope, check, text_claims
+from hdlrl.summarize.claim import Claim
+from hdlrl.summarize.claims import Scope, check, text_claims
 from hdlrl.summarize.fsm_evidence import StateChangeEvidence
 from hdlrl.summarize.spec_sentences import state_machine_sentences
 
@@ -53,3 +55,19 @@ def test_changes_are_stated_with_their_conditions_and_checked_in_simulation(tmp_
             variant = Claim(claim.kind, claim.names, flipped)
             assert not check(variant, Scope(facts, behaviour=behaviour)), variant
             assert evidence(variant).status == "refuted", (variant, evidence(variant))
+
+
+def test_an_output_of_the_state_alone_is_stated_and_checked(tmp_path: Path) -> None:
+    path = tmp_path / "door.v"
+    path.write_text(DOOR)
+    module = read_source(path)[0][0]
+    facts = module_facts(module)
+    behaviour = module_behaviour(module, facts)
+    text = " ".join(state_machine_sentences(facts, behaviour))
+    assert "`motor_up` is high in `OPENING` and low in every other state." in text, text
+    evidence = StateChangeEvidence(module, facts, behaviour)
+    claim = Claim("state_output", ("motor_up", "OPENING"), "high")
+    assert check(claim, Scope(facts, behaviour=behaviour)) and evidence(claim).status == "verified"
+    for variant in (Claim("state_output", ("motor_up", "OPENING"), "low"), Claim("state_output", ("motor_up", "OPEN"), "high")):
+        assert not check(variant, Scope(facts, behaviour=behaviour)), variant
+        assert evidence(variant).status == "refuted", (variant, evidence(variant))

@@ -13,7 +13,8 @@ from hdlrl.hdl.rename import alpha_renames, rename_identifiers
 from hdlrl.hdl.sources import Hierarchy, read_source
 from hdlrl.summarize.compose_policy import ComposePolicy
 from hdlrl.summarize.batch import summarize_module
-from hdlrl.summarize.claims import Claim, Scope, check, text_claims
+from hdlrl.summarize.claim import Claim
+from hdlrl.summarize.claims import Scope, check, text_claims
 from hdlrl.summarize.summarize_flow import load_summarize_flow
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -28,7 +28,8 @@ from hdlrl.summarize.compose_policy import (LEVELS, PHRASINGS, ComposePolicy, bl
 from hdlrl.policy.hf import HuggingFacePolicy  # noqa: E402
 from hdlrl.summarize.prompt import format_document, parse_document  # noqa: E402
 from hdlrl.summarize.batch import fluency_function, summarize_module  # noqa: E402
-from hdlrl.summarize.claims import Claim, hallucination  # noqa: E402
+from hdlrl.summarize.claim import Claim  # noqa: E402
+from hdlrl.summarize.claims import hallucination  # noqa: E402
 from hdlrl.summarize.document import Document  # noqa: E402
 from hdlrl.summarize.summarize_flow import load_summarize_flow  # noqa: E402
 from hdlrl.summarize.fluency import LanguageModelFluency, embedded_fluency  # noqa: E402

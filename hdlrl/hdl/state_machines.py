@@ -3,7 +3,8 @@
 A register of two or more bits whose next value is a constant or its own value, through
 multiplexers only, is what `fsm_detect` calls a state register; here it is one whether or not it
 drives a port. `fsm_extract` then lists its states (encodings) and transitions, each with the
-values of the control inputs it is taken under.
+values of the control inputs it is taken under; `state_outputs` tabulates the outputs that
+depend on the state alone.
 """
 
 from __future__ import annotations
@@ -14,10 +15,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hdlrl.eda.runner import ToolRunner
-from hdlrl.hdl.netlist_index import NetlistIndex, number, yosys_module
+from hdlrl.hdl.function_kind import tabulate
+from hdlrl.hdl.netlist_index import NetlistIndex, number, read_sources, yosys_module
 
 if TYPE_CHECKING:
     from hdlrl.hdl.netlist_facts import Register
+
+MAX_STATE_BITS = 8  # the widest state register whose outputs are tabulated
 
 
 @dataclass(frozen=True)
@@ -102,7 +106,7 @@ def _state_machine(netlist: NetlistIndex, cell: dict, registers: tuple[Register,
 
 
 def read_state_machines(runner: ToolRunner, sources: list[Path], top: str, elaborated: dict,
-                    registers: tuple[Register, ...]) -> tuple[StateMachine, ...]:
+                        registers: tuple[Register, ...]) -> tuple[StateMachine, ...]:
     """Mark the state-register candidates of the elaborated netlist and let fsm_extract read them."""
     candidates = _state_register_candidates(NetlistIndex(elaborated))
     if not candidates:
@@ -112,7 +116,24 @@ def read_state_machines(runner: ToolRunner, sources: list[Path], top: str, elabo
         if name in elaborated["ports"]:
             _detach_port(elaborated, name)
     (runner.scratch / "netlist_candidates.json").write_text(json.dumps({"modules": {top: elaborated}}))
-    netlist = NetlistIndex(yosys_module(runner, sources, ["read_json netlist_candidates.json", "fsm_detect", "fsm_extract"],
-                              top, "netlist_fsm.json"))
+    netlist = NetlistIndex(yosys_module(runner, sources, ["read_json netlist_candidates.json", "fsm_detect",
+                                                          "fsm_extract"], top, "netlist_fsm.json"))
     machines = [_state_machine(netlist, cell, registers) for cell in netlist.cells if cell["type"] == "$fsm"]
     return tuple(sorted(machines, key=lambda machine: [*candidates, machine.register].index(machine.register)))
+
+
+def state_outputs(runner: ToolRunner, sources: list[Path], top: str, registers: list[str]
+                  ) -> dict[str, tuple[str, tuple[int, ...]]]:
+    """Output -> (state register, the output's value for each encoding) for each 1-bit output that is
+    a function of one of `registers` alone (a Moore output): every flip-flop turned into ports by
+    `expose -evert-dff` (its value an input `NAME.q`), then the output's truth table."""
+    commands = [*read_sources(runner, sources, ()), f"hierarchy -check -top {top}", "proc", "flatten", "opt_clean",
+                "expose -evert-dff", "techmap", "opt -fast", "opt_clean"]
+    module = yosys_module(runner, sources, commands, top, "netlist_state_outputs.json")
+    found = {}
+    for name, port in module["ports"].items():
+        if port["direction"] == "output" and len(port["bits"]) == 1 and "." not in name:
+            table = tabulate(module, name, MAX_STATE_BITS)
+            if table is not None and [source for source, _ in table.inputs] in ([f"{each}.q"] for each in registers):
+                found[name] = (table.inputs[0][0].removesuffix(".q"), table.rows)
+    return found

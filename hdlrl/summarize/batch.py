@@ -35,7 +35,7 @@ from hdlrl.hdl.sources import Hierarchy, UnreadModule, read_source
 from hdlrl.policy import make_policy
 from hdlrl.summarize.compose_policy import EMBEDDED_POLICIES
 from hdlrl.ttt.protocol import Policy
-from hdlrl.summarize.claims import Claim, reset_claim
+from hdlrl.summarize.claim import Claim, reset_claim
 from hdlrl.summarize.summarize_flow import SummarizeFlow
 from hdlrl.summarize.fluency import LanguageModelFluency, embedded_fluency
 from hdlrl.summarize.behaviour import ResetValue, module_behaviour
@@ -143,7 +143,8 @@ def summarize_module(module: Module, policy: Policy, flow: SummarizeFlow,
     memories = MemoryEvidence(module, facts, behaviour) if behaviour and behaviour.memories else None
     changes = StateChangeEvidence(module, facts, behaviour) if behaviour and behaviour.netlist else None
     simulated = {"function": functions, "enable": enables, "count_range": counts, "data_path": data_paths,
-                 "memory_write": memories, "memory_read": memories, "transition_when": changes}
+                 "memory_write": memories, "memory_read": memories, "transition_when": changes,
+                 "state_output": changes}
     reset_values = {(value.signal, value.register): value for value in behaviour.reset_values} if behaviour else {}
 
     @functools.cache  # the search checks the same claims over and over

@@ -27,6 +27,7 @@ from hdlrl.hdl.sources import file_text
 from hdlrl.hdl.facts import ModuleFacts
 from hdlrl.hdl.memory_ports import MemoryPorts, memory_ports
 from hdlrl.hdl.netlist_facts import NetlistFacts, TruthTable, netlist_facts, truth_tables
+from hdlrl.hdl.state_machines import state_outputs
 from hdlrl.summarize.counting import CountRange, counted_registers, range_of, yosys_traces
 
 MAX_TABLE_INPUT_BITS = 18  # the widest cone tabulated; 262,144 rows
@@ -81,6 +82,8 @@ class Behaviour:
     tables: dict[str, TruthTable] = field(default_factory=dict)  # output -> the table it was recognised from
     count_ranges: dict[str, CountRange] = field(default_factory=dict)  # register -> its range under `stimulus`
     memories: tuple[MemoryPorts, ...] = ()  # each memory with the write and read ports a summary can name
+    state_outputs: dict[str, tuple[str, tuple[int, ...]]] = field(default_factory=dict)  # Moore output -> (state
+    #                                                         register, its value for each encoding)
 
     @property
     def stores(self) -> bool:
@@ -177,10 +180,12 @@ def module_behaviour(module: Module, facts: ModuleFacts, sandbox: bool | None = 
                 [source], module.name, runner, MAX_TABLE_INPUT_BITS)
             traces = yosys_traces(runner, source, facts, netlist) if netlist.registers else {}
             memories = memory_ports([source], module.name, runner) if facts.memories else ()
+            outputs = state_outputs(runner, [source], module.name, [each.register for each in netlist.state_machines]
+                                    ) if netlist.state_machines else {}
         except (HdlrlError, OSError):
             return Behaviour(None)
     functions = {output: function for output, table in tables.items() if table is not None
                  and (function := recognise(table.rows, dict(table.inputs), table.output_width)) is not None}
     widths = counted_registers(facts, netlist)
     ranges = {name: found for name, trace in traces.items() if (found := range_of(name, trace, widths[name]))}
-    return Behaviour(netlist, functions, {output: tables[output] for output in functions}, ranges, memories)
+    return Behaviour(netlist, functions, {output: tables[output] for output in functions}, ranges, memories, outputs)

@@ -21,10 +21,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from hdlrl.hdl.facts import BEHAVIOURS, BlockFacts, ModuleFacts
-from hdlrl.hdl.memory_ports import MemoryPorts, ReadPort, WritePort
-from hdlrl.summarize.behaviour import Behaviour, DataPath, RegisterEnable, function_claim
-from hdlrl.summarize.counting import claim_value
-from hdlrl.summarize.state_changes import NamedChange, named_changes
+from hdlrl.summarize.behaviour import Behaviour
+from hdlrl.summarize.claim import Claim
+from hdlrl.summarize.netlist_claims import NETLIST_KINDS, check_netlist_claim
 
 _ID = r"`(?P<{0}>[A-Za-z_][A-Za-z0-9_$]*)(?:\[(?P<{0}_msb>\d+):(?P<{0}_lsb>\d+)\])?`"
 _ANY_ID = re.compile(_ID.format("name"))
@@ -57,6 +56,8 @@ _TRANSITION_WHEN = re.compile(rf"\bfrom {_ID.format('source')} to {_ID.format('t
                               rf"{_ID.format('first')} is (?P<first_level>high|low)"
                               rf"(?: and {_ID.format('second')} is (?P<second_level>high|low))?"
                               rf"(?: and {_ID.format('third')} is (?P<third_level>high|low))?")
+_STATE_OUTPUT = re.compile(rf"{_ID.format('output')} is (?P<level>high|low) in (?P<list>{_LIST}) and "
+                           rf"(?:high|low) in every other state")
 _MEMORY = re.compile(rf"\bmemory\s+{_ID.format('name')}\s+of\s+(?P<depth>\d+)\s+words?(?:\s+of\s+(?P<width>\d+)\s+bits?)?",
                      re.IGNORECASE)
 _INSTANCE = re.compile(rf"\binstantiates\s+{_ID.format('module')}\s+as\s+{_ID.format('instance')}|\binstance\s+"
@@ -105,56 +106,6 @@ _BEHAVIOUR_WORDS = {
 _BEHAVIOUR_PATTERNS = {behaviour: re.compile(pattern, re.IGNORECASE) for behaviour, pattern in _BEHAVIOUR_WORDS.items()}
 _BLOCK_KIND_NAMES = {"continuous assignment": "assign", "state machine next state": "fsm_next_state"}
 assert set(_BEHAVIOUR_WORDS) == set(BEHAVIOURS)
-
-
-@dataclass(frozen=True)
-class Claim:
-    kind: str  # identifier, width, direction, clock, reset, register, counter, state_machine, state, transition,
-    #            memory, instance, parameter, behaviour, drives, reads, combinational, block_kind, and from the
-    #            netlist (`hdlrl.summarize.behaviour`): function, reset_value, no_reset, latch, enable, count_range,
-    #            data_path, memory_write, memory_read, transition_when
-    names: tuple[str, ...] = ()  # the identifiers it is about, in the order the kind defines
-    value: str = ""  # everything else: bits, direction, edge, polarity, count, behaviour
-
-    def renamed(self, renames: dict[str, str]) -> "Claim":
-        return Claim(self.kind, tuple(renames.get(name, name) for name in self.names), self.value)
-
-
-
-def reset_claim(signal: str, active_low: bool, asynchronous: bool) -> Claim:
-    """The claim that states a reset: its signal, polarity and timing ("active-low asynchronous")."""
-    polarity = "active-low" if active_low else "active-high"
-    return Claim("reset", (signal,), f"{polarity} {'asynchronous' if asynchronous else 'synchronous'}")
-
-
-def enable_claim(enable: RegisterEnable) -> Claim:
-    return Claim("enable", (enable.register, enable.signal), "high" if enable.active_high else "low")
-
-
-def transition_when_claim(change: NamedChange) -> Claim:
-    """"from `A` to `B` when `x` is high and `y` is low": the states, then the inputs; their levels in the value."""
-    return Claim("transition_when", (change.source, change.target, *(name for name, _ in change.condition)),
-                 " ".join("high" if high else "low" for _, high in change.condition))
-
-
-def memory_write_claim(memory: MemoryPorts, port: WritePort) -> Claim:
-    """The claim of one write port: "`wdata` in `mem` at `addr` on each rising edge of `clk` while `we` is high"."""
-    level = ("high" if port.enable_high else "low") if port.enable else "always"
-    return Claim("memory_write", (memory.name, port.address, port.data, port.clock,
-                                  *([port.enable] if port.enable else [])), f"{port.edge} {level}")
-
-
-def memory_read_claim(memory: MemoryPorts, port: ReadPort) -> Claim:
-    """The claim of one read port: asynchronous, or synchronous with the old or new word on a
-    write to it (said only where the memory has writes)."""
-    timing = "asynchronous" if port.clock is None else "synchronous"
-    if port.clock is not None and memory.writes:
-        timing += " new" if port.new_on_write else " old"
-    return Claim("memory_read", (port.output, port.address), timing)
-
-
-def data_path_claim(path: DataPath) -> Claim:
-    return Claim("data_path", (path.register, path.source), path.shift or "load")
 
 
 def sentences(text: str) -> list[str]:
@@ -225,6 +176,9 @@ def sentence_claims(sentence: str) -> tuple[Claim, ...]:
                     if match.group(key)]
         claims.append(Claim("transition_when", (match.group("source"), match.group("target"),
                                                 *(name for name, _ in literals)), " ".join(level for _, level in literals)))
+    for match in _STATE_OUTPUT.finditer(sentence):
+        claims.append(Claim("state_output", (match.group("output"), *(name for name, _ in _list_names(
+            match.group("list")))), match.group("level")))
     for match in _MEMORY.finditer(sentence):
         claims.append(Claim("memory", (match.group("name"),), f"{match.group('depth')}x{match.group('width') or ''}"))
     for match in _INSTANCE.finditer(sentence):
@@ -343,51 +297,9 @@ def check(claim: Claim, scope: Scope) -> bool:
     if claim.kind == "behaviour":
         return any(claim.value in block.behaviours for block in blocks) or (
             scope.block is None and claim.value in scope.child_behaviours)
-    if claim.kind in ("function", "reset_value", "no_reset", "latch", "enable", "count_range", "data_path",
-                      "memory_write", "memory_read", "transition_when"):
-        return _check_netlist_claim(claim, facts, scope.behaviour)
+    if claim.kind in NETLIST_KINDS:
+        return check_netlist_claim(claim, facts, scope.behaviour)
     raise ValueError(f"unknown claim kind {claim.kind!r}")
-
-
-def _check_netlist_claim(claim: Claim, facts: ModuleFacts, behaviour: Behaviour | None) -> bool:
-    """A claim about behaviour holds only where the netlist was read and says so ("no reset": no
-    flip-flop has one, whatever the text reads as a reset)."""
-    if behaviour is None or behaviour.netlist is None or not all(map(_SIMPLE_NAME.fullmatch, claim.names)):
-        return False  # a name like `taps[0]` is no identifier the summary's claims can carry
-    if claim.kind == "function":
-        function = behaviour.functions.get(claim.names[0])
-        return function is not None and function_claim(function) == (claim.value, claim.names[1:])
-    if claim.kind == "enable":  # on a 1-bit input that resets nothing
-        signal = claim.names[1]
-        return any(port.name == signal and port.direction == "input" and port.width == 1 for port in facts.ports) \
-            and all(reset.signal != signal for reset in behaviour.netlist.resets) \
-            and claim in map(enable_claim, behaviour.enables)
-    if claim.kind == "data_path":  # from an input port: all of it loaded, or one bit shifted in, enabled by inputs
-        register, source = claim.names
-        bits = {port.name for port in facts.ports if port.direction == "input" and port.width == 1}
-        if any(enable.signal not in bits for each in behaviour.netlist.registers if each.name == register
-               for enable in each.enables):
-            return False
-        width = 1 if claim.value != "load" else next((path.width for path in behaviour.data_paths
-                                                      if path.register == register), None)
-        return any(port.name == source and port.direction == "input" and port.width == width for port in facts.ports) \
-            and claim in map(data_path_claim, behaviour.data_paths)
-    if claim.kind == "transition_when":
-        return claim in (transition_when_claim(change) for change in named_changes(facts, behaviour) if change.condition)
-    if claim.kind == "memory_write":
-        return claim in (memory_write_claim(memory, port) for memory in behaviour.memories for port in memory.writes)
-    if claim.kind == "memory_read":
-        return claim in (memory_read_claim(memory, port) for memory in behaviour.memories for port in memory.reads)
-    if claim.kind == "count_range":
-        found = behaviour.count_ranges.get(claim.names[0])
-        return found is not None and claim_value(found) == claim.value
-    if claim.kind == "latch":
-        return any(latch.name == claim.names[0] for latch in behaviour.netlist.latches)
-    if claim.kind == "reset_value":  # by a reset the text shows too
-        return any(reset.signal == claim.names[0] for reset in facts.resets) and any(
-            (value.signal, value.register, str(value.value)) == (*claim.names, claim.value)
-            for value in behaviour.reset_values)
-    return behaviour.stores and not any(register.resets for register in behaviour.netlist.registers)
 
 
 def hallucination(claim: Claim, verified: bool) -> str | None:

@@ -18,7 +18,8 @@ from hdlrl.hdl.facts import BlockFacts, ModuleFacts
 from hdlrl.summarize.prompt import SummaryState
 from hdlrl.ttt.protocol import Sample, State, UpdateStats
 from hdlrl.summarize.prompt import format_document
-from hdlrl.summarize.claims import Claim, Scope, check, reset_claim, sentence_claims, sentences
+from hdlrl.summarize.claim import Claim, reset_claim
+from hdlrl.summarize.claims import Scope, check, sentence_claims, sentences
 from hdlrl.summarize.document import Document
 from hdlrl.summarize.behaviour import Behaviour
 from hdlrl.summarize.spec_sentences import MAX_LISTED, names, spec_opening, what_it_is

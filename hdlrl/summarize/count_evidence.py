@@ -10,7 +10,7 @@ from __future__ import annotations
 from hdlrl.hdl.facts import ModuleFacts
 from hdlrl.hdl.ir import Module
 from hdlrl.hdl.netlist_facts import NetlistFacts
-from hdlrl.summarize.claims import Claim
+from hdlrl.summarize.claim import Claim
 from hdlrl.summarize.counting import RESET_CYCLES, claim_value, counted_registers, range_of, stimulus
 from hdlrl.summarize.reset_evidence import Evidence, simulate_phases, watched_registers
 

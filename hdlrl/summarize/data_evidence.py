@@ -13,7 +13,7 @@ from __future__ import annotations
 from hdlrl.hdl.facts import ModuleFacts
 from hdlrl.hdl.ir import Module
 from hdlrl.summarize.behaviour import Behaviour
-from hdlrl.summarize.claims import Claim
+from hdlrl.summarize.claim import Claim
 from hdlrl.summarize.reset_evidence import Evidence, simulate_phases, watched_registers
 
 RESET_CYCLES, RANDOM_CYCLES, MIN_CHECKED_CYCLES = 2, 48, 8

@@ -21,7 +21,7 @@ from hdlrl.hdl.facts import ModuleFacts
 from hdlrl.hdl.ir import Module
 from hdlrl.hdl.sources import file_text
 from hdlrl.summarize.behaviour import Behaviour, function_claim
-from hdlrl.summarize.claims import Claim
+from hdlrl.summarize.claim import Claim
 from hdlrl.summarize.reset_evidence import Evidence
 
 BENCH_TOP = "hdlrl_function_evidence"

@@ -25,7 +25,7 @@ from hdlrl.hdl.facts import ModuleFacts
 from hdlrl.hdl.ir import Module
 from hdlrl.hdl.memory_ports import MemoryPorts, ReadPort, WritePort
 from hdlrl.summarize.behaviour import Behaviour
-from hdlrl.summarize.claims import Claim
+from hdlrl.summarize.claim import Claim
 from hdlrl.summarize.reset_evidence import BEFORE_EDGE, SIMPLE_NAME, Evidence, edge_series, simulate_phases
 
 RESET_CYCLES, RANDOM_CYCLES, MIN_READS = 2, 96, 8

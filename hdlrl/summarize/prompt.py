@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from hdlrl.hdl.facts import BlockFacts, ModuleFacts
 from hdlrl.summarize.behaviour import Behaviour
-from hdlrl.summarize.claims import Claim
+from hdlrl.summarize.claim import Claim
 from hdlrl.summarize.spec_sentences import spec_opening
 from hdlrl.summarize.document import Document
 

@@ -25,7 +25,7 @@ from hdlrl.hdl.facts import ModuleFacts
 from hdlrl.hdl.ir import Module
 from hdlrl.hdl.sources import file_text
 from hdlrl.summarize.behaviour import ResetValue
-from hdlrl.summarize.claims import Claim, reset_claim
+from hdlrl.summarize.claim import Claim, reset_claim
 
 BENCH_TOP = "hdlrl_reset_evidence"
 HELD_CYCLES, FREE_CYCLES = 8, 16

@@ -22,10 +22,11 @@ from hdlrl.config import Weight
 from hdlrl.hdl.facts import BlockFacts, ModuleFacts
 from hdlrl.summarize.behaviour import Behaviour, function_claim
 from hdlrl.summarize.counting import claim_value
-from hdlrl.summarize.claims import (Claim, Scope, check, data_path_claim, enable_claim, hallucination,
-                                   memory_read_claim, memory_write_claim, reset_claim, sentence_claims, sentences,
-                                   transition_when_claim)
-from hdlrl.summarize.state_changes import named_changes
+from hdlrl.summarize.claim import Claim, reset_claim
+from hdlrl.summarize.claims import Scope, check, hallucination, sentence_claims, sentences
+from hdlrl.summarize.netlist_claims import (data_path_claim, enable_claim, memory_read_claim, memory_write_claim,
+                                            state_output_claim, transition_when_claim)
+from hdlrl.summarize.state_changes import named_changes, named_outputs
 from hdlrl.summarize.document import Document
 from hdlrl.summarize.fluency import embedded_fluency
 
@@ -94,7 +95,7 @@ def salient_module_facts(facts: ModuleFacts) -> tuple[Claim, ...]:
 def salient_behaviour_facts(facts: ModuleFacts, behaviour: Behaviour | None) -> tuple[Claim, ...]:
     """What the module summary should state of its behaviour, from the netlist: each output's standard
     function, what registers load, reset values, enables, counter ranges, latches, memory ports, the
-    inputs state changes wait for, or that nothing resets."""
+    inputs state changes wait for, outputs of the state alone, or that nothing resets."""
     if behaviour is None or behaviour.netlist is None:
         return ()
     claims = [Claim("function", (output, *names), text) for output, function
@@ -107,6 +108,7 @@ def salient_behaviour_facts(facts: ModuleFacts, behaviour: Behaviour | None) -> 
     claims += [Claim("latch", (latch.name,)) for latch in behaviour.netlist.latches]
     claims += [memory_write_claim(memory, port) for memory in behaviour.memories for port in memory.writes]
     claims += [transition_when_claim(change) for change in named_changes(facts, behaviour) if change.condition]
+    claims += [state_output_claim(output) for output in named_outputs(facts, behaviour)]
     claims += [memory_read_claim(memory, port) for memory in behaviour.memories for port in memory.reads]
     return tuple(claim for claim in dict.fromkeys([*claims, Claim("no_reset")])
                  if check(claim, Scope(facts, behaviour=behaviour)))

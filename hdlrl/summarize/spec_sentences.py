@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from hdlrl.hdl.facts import ModuleFacts
 from hdlrl.summarize.behaviour import Behaviour, DataPath, ResetValue
-from hdlrl.summarize.claims import (Claim, Scope, check, data_path_claim, enable_claim, memory_read_claim,
-                                    memory_write_claim, reset_claim, transition_when_claim)
-from hdlrl.summarize.state_changes import named_changes, state_names
+from hdlrl.summarize.claim import Claim, reset_claim
+from hdlrl.summarize.claims import Scope, check
+from hdlrl.summarize.netlist_claims import (data_path_claim, enable_claim, memory_read_claim, memory_write_claim,
+                                            state_output_claim, transition_when_claim)
+from hdlrl.summarize.state_changes import named_changes, named_outputs, state_names
 from hdlrl.summarize.counting import stimulus
 
 MAX_LISTED = 12  # names a sentence lists before it says "and N more"
@@ -154,8 +156,9 @@ def enable_sentences(facts: ModuleFacts, behaviour: Behaviour | None) -> list[st
 
 
 def state_machine_sentences(facts: ModuleFacts, behaviour: Behaviour | None) -> list[str]:
-    """Each state machine's states, then its changes of state with the inputs they wait for: the
-    changes written from the netlist, each also shown by the text, each condition the netlist's."""
+    """Each state machine's states, its changes of state with the inputs they wait for, and the
+    outputs the state alone sets: the changes written from the netlist, each also shown by the
+    text, each condition and output the netlist's."""
     scope, out = Scope(facts, behaviour=behaviour), []
     for register in dict.fromkeys(change.register for change in named_changes(facts, behaviour)):
         order = {name: index for index, name in enumerate(state_names(facts, register).values())}
@@ -175,6 +178,10 @@ def state_machine_sentences(facts: ModuleFacts, behaviour: Behaviour | None) -> 
                                                       for name, high in change.condition)
                 clauses.append(clause)
             out.append(f"`{register}` goes {' or '.join(clauses)}.")
+        for output in named_outputs(facts, behaviour):
+            if output.register == register and check(state_output_claim(output), scope):
+                level, other = ("high", "low") if output.level else ("low", "high")
+                out.append(f"`{output.output}` is {level} in {names(output.states)} and {other} in every other state.")
     return out
 
 
