@@ -3,25 +3,26 @@
 A register of two or more bits whose next value is a constant or its own value, through
 multiplexers only, is what `fsm_detect` calls a state register; here it is one whether or not it
 drives a port. `fsm_extract` then lists its states (encodings) and transitions, each with the
-values of the control inputs it is taken under; `state_outputs` tabulates the outputs that
+values of the control inputs it is taken under; `state_outputs` evaluates the outputs that
 depend on the state alone.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hdlrl.eda.runner import ToolRunner
-from hdlrl.hdl.function_kind import tabulate
+from hdlrl.eda.toolchain import require_tool
 from hdlrl.hdl.netlist_index import NetlistIndex, number, read_sources, yosys_module
 
 if TYPE_CHECKING:
     from hdlrl.hdl.netlist_facts import Register
 
-MAX_STATE_BITS = 8  # the widest state register whose outputs are tabulated
+_EVAL_RESULT = re.compile(r"Eval result: \\\S+ = \d+'([01xz]+)\.")  # `eval -show` of a defined output
 
 
 @dataclass(frozen=True)
@@ -122,18 +123,27 @@ def read_state_machines(runner: ToolRunner, sources: list[Path], top: str, elabo
     return tuple(sorted(machines, key=lambda machine: [*candidates, machine.register].index(machine.register)))
 
 
-def state_outputs(runner: ToolRunner, sources: list[Path], top: str, registers: list[str]
-                  ) -> dict[str, tuple[str, tuple[int, ...]]]:
-    """Output -> (state register, the output's value for each encoding) for each 1-bit output that is
-    a function of one of `registers` alone (a Moore output): every flip-flop turned into ports by
-    `expose -evert-dff` (its value an input `NAME.q`), then the output's truth table."""
+def state_outputs(runner: ToolRunner, sources: list[Path], top: str, machines: tuple[StateMachine, ...],
+                  outputs: list[str]) -> dict[str, tuple[str, dict[int, int]]]:
+    """Output -> (state register, {encoding: the output's value}) for each of `outputs` that is a
+    function of one machine's state alone (a Moore output). Every flip-flop becomes ports
+    (`expose -evert-dff`: its value an input `NAME.q`), then Yosys's `eval` sets that input to each
+    state and shows the output; an output that needs any other input fails to evaluate."""
     commands = [*read_sources(runner, sources, ()), f"hierarchy -check -top {top}", "proc", "flatten", "opt_clean",
-                "expose -evert-dff", "techmap", "opt -fast", "opt_clean"]
-    module = yosys_module(runner, sources, commands, top, "netlist_state_outputs.json")
-    found = {}
-    for name, port in module["ports"].items():
-        if port["direction"] == "output" and len(port["bits"]) == 1 and "." not in name:
-            table = tabulate(module, name, MAX_STATE_BITS)
-            if table is not None and [source for source, _ in table.inputs] in ([f"{each}.q"] for each in registers):
-                found[name] = (table.inputs[0][0].removesuffix(".q"), table.rows)
+                "expose -evert-dff", "opt_clean"]
+    asked = [(machine, state, output) for machine in machines for state in machine.states for output in outputs]
+    commands += [f"tee -q -o eval{index}.txt eval -set {machine.register}.q {state} -show {output}"
+                 for index, (machine, state, output) in enumerate(asked)]
+    run = runner.run([require_tool("yosys").path, "-q", "-p", "; ".join(commands)])
+    values: dict[tuple[str, str], dict[int, int]] = {}
+    for index, (machine, state, output) in enumerate(asked):
+        path = runner.scratch / f"eval{index}.txt"
+        found = _EVAL_RESULT.search(path.read_text()) if run.ok and path.exists() else None
+        if found and set(found.group(1)) <= {"0", "1"}:
+            values.setdefault((output, machine.register), {})[state] = int(found.group(1))
+    counts = {machine.register: len(machine.states) for machine in machines}
+    found: dict[str, tuple[str, dict[int, int]]] = {}
+    for (output, register), table in values.items():
+        if len(table) == counts[register]:
+            found.setdefault(output, (register, table))
     return found

@@ -82,8 +82,8 @@ class Behaviour:
     tables: dict[str, TruthTable] = field(default_factory=dict)  # output -> the table it was recognised from
     count_ranges: dict[str, CountRange] = field(default_factory=dict)  # register -> its range under `stimulus`
     memories: tuple[MemoryPorts, ...] = ()  # each memory with the write and read ports a summary can name
-    state_outputs: dict[str, tuple[str, tuple[int, ...]]] = field(default_factory=dict)  # Moore output -> (state
-    #                                                         register, its value for each encoding)
+    state_outputs: dict[str, tuple[str, dict[int, int]]] = field(default_factory=dict)  # Moore output -> (state
+    #                                                         register, {encoding: its value})
 
     @property
     def stores(self) -> bool:
@@ -180,7 +180,8 @@ def module_behaviour(module: Module, facts: ModuleFacts, sandbox: bool | None = 
                 [source], module.name, runner, MAX_TABLE_INPUT_BITS)
             traces = yosys_traces(runner, source, facts, netlist) if netlist.registers else {}
             memories = memory_ports([source], module.name, runner) if facts.memories else ()
-            outputs = state_outputs(runner, [source], module.name, [each.register for each in netlist.state_machines]
+            outputs = state_outputs(runner, [source], module.name, netlist.state_machines, [
+                port.name for port in facts.ports if port.direction == "output" and port.width == 1]
                                     ) if netlist.state_machines else {}
         except (HdlrlError, OSError):
             return Behaviour(None)

@@ -69,7 +69,7 @@ def named_outputs(facts: ModuleFacts, behaviour: Behaviour | None) -> tuple[Stat
     found = []
     for output, (register, rows) in behaviour.state_outputs.items():
         names, machine = state_names(facts, register), machines.get(register)
-        if machine is None or not all(state in names and state < len(rows) for state in machine.states):
+        if machine is None or not all(state in names and state in rows for state in machine.states):
             continue
         high = [names[state] for state in machine.states if rows[state]]
         low = [names[state] for state in machine.states if not rows[state]]
