@@ -33,13 +33,18 @@ endmodule
 """
 
 
-def test_changes_are_stated_with_their_conditions_and_checked_in_simulation(tmp_path: Path) -> None:
+def _door(tmp_path: Path):
+    """The door's module, facts, netlist behaviour and state-machine sentences."""
     path = tmp_path / "door.v"
     path.write_text(DOOR)
     module = read_source(path)[0][0]
     facts = module_facts(module)
     behaviour = module_behaviour(module, facts)
-    text = " ".join(state_machine_sentences(facts, behaviour))
+    return module, facts, behaviour, " ".join(state_machine_sentences(facts, behaviour))
+
+
+def test_changes_are_stated_with_their_conditions_and_checked_in_simulation(tmp_path: Path) -> None:
+    module, facts, behaviour, text = _door(tmp_path)
     assert "Its states: `CLOSED`, `OPENING`, `OPEN` and `CLOSING`." in text
     assert "from `CLOSING` to `CLOSED` when `at_bottom` is high and `obstacle` is low" in text, text
     evidence = StateChangeEvidence(module, facts, behaviour)
@@ -58,12 +63,7 @@ def test_changes_are_stated_with_their_conditions_and_checked_in_simulation(tmp_
 
 
 def test_an_output_of_the_state_alone_is_stated_and_checked(tmp_path: Path) -> None:
-    path = tmp_path / "door.v"
-    path.write_text(DOOR)
-    module = read_source(path)[0][0]
-    facts = module_facts(module)
-    behaviour = module_behaviour(module, facts)
-    text = " ".join(state_machine_sentences(facts, behaviour))
+    module, facts, behaviour, text = _door(tmp_path)
     assert "`motor_up` is high in `OPENING` and low in every other state." in text, text
     evidence = StateChangeEvidence(module, facts, behaviour)
     claim = Claim("state_output", ("motor_up", "OPENING"), "high")
