@@ -9,7 +9,7 @@ from dataclasses import replace
 import pytest
 
 from hdlrl.cover.cover_flow import load_cover_flow
-from hdlrl.cover.directed_policy import (SOLVE_ACTION, STRETCH_ACTION, CoverageDirectedPolicy, coverage_features,
+from hdlrl.cover.directed_policy import (SOLVE_ACTION, STRETCH_ACTION, STRETCH_AFTER_SOLVED_ACTION, CoverageDirectedPolicy, coverage_features,
                                         stimulus_policy)
 from hdlrl.cover.prompt import CoverState
 from hdlrl.cover.functional import Bin, Covergroup, Coverpoint
@@ -162,6 +162,24 @@ def test_the_random_baseline_runs_the_flow_s_random_cycles() -> None:
     assert program == {"segments": [{"generator": "random", "cycles": 32}]}
     told = json.loads(stimulus_policy("random", flow, cycles=8).sample(None, 1, 0)[0].text)
     assert told["segments"][0]["cycles"] == 8
+
+
+def test_a_stretch_after_the_longest_solved_sequence_replays_it_then_holds() -> None:
+    """A carrier lost after its preamble: the quiet count starts only in the state the sequence reaches."""
+    policy = CoverageDirectedPolicy()
+    after = policy.actions.index(STRETCH_AFTER_SOLVED_ACTION)
+    preamble = [{"din": cycle % 2} for cycle in range(96)]
+    state = CoverState("d", "", {}, {"din": 1}, "rst", {"functional": 0.5}, ["g.carrier.lost"],
+                       stretches={"g.carrier.lost": 375}, longest_solved=preamble)
+    assert policy._prior(replace(state, longest_solved=[]))[after] == float("-inf")
+    assert policy._prior(replace(state, stretches={"g.carrier.lost": 40}))[after] == float("-inf")
+    assert policy._prior(state)[after] == 0.0
+    programs = [json.loads(sample.text)["segments"] for sample in policy.sample(state, 16, rng_seed=1)
+                if STRETCH_AFTER_SOLVED_ACTION in sample.action.split("+")]
+    assert programs
+    for segments in programs:  # first, since it starts with a reset
+        assert [segment["generator"] for segment in segments[:3]] == ["reset", "vectors", "hold"], segments[:3]
+        assert len(segments[1]["vectors"]) == 96 and segments[2]["cycles"] == 375
 
 
 def _state_with_witnesses(count: int) -> CoverState:

@@ -5,7 +5,9 @@ generator and a length: random, corner values, held values, sparse or dense bits
 bursts of the control inputs, a reset, `steer` (hold the input values that plausibly reach
 an uncovered branch or bin, from `CoverState.steering`), `stretch` (inputs held for as long as
 a count of an uncovered item waits for, longer than any generator's segment, from
-`CoverState.stretches`), or `solve` (a reset, then the input sequence a model checker found to
+`CoverState.stretches`), `stretch_after_solved` (a reset, the longest input sequence any model
+check found, then that stretch: a timeout that starts only in a deep state, a carrier lost
+after its preamble), or `solve` (a reset, then the input sequence a model checker found to
 reach an uncovered item, from `CoverState.witnesses`).
 Which generators pay depends on the design and on how far coverage has come, so the logits
 are linear in the coverage fractions reached so far and learn, at test time, from the
@@ -18,7 +20,7 @@ At the start every generator and length is equally likely (b_a = 0), and `solve`
 one action per item it has a sequence for (b_solve = ln n_witnesses): each such sequence is a
 known way to an uncovered item, as likely as a generator that may reach nothing. A program's
 solve segments take the sequences in turn, so a group replays each before it repeats one, and
-come first: each starts with a reset, which would cut short a generator's sequence, and the
+come first, with the stretches after a solved sequence: each starts with a reset, which would cut short a generator's sequence, and the
 generators then go on from the deep state the last replay reached. The segments are drawn
 independently, so their order leaves log pi(program | x) as it is.
 """
@@ -42,12 +44,20 @@ SEGMENT_GENERATORS = ("random", "corner", "hold", "sparse", "dense", "burst", "r
 LENGTHS = (16, 64, 256)
 SOLVE_ACTION = "solve"
 STRETCH_ACTION = "stretch"
+STRETCH_AFTER_SOLVED_ACTION = "stretch_after_solved"
+_STARTS_WITH_RESET = (SOLVE_ACTION, STRETCH_AFTER_SOLVED_ACTION)
 _FEATURES = ("line", "branch", "toggle", "functional")
 
 
 def _long_stretches(state: CoverState) -> dict[str, int]:
     """The stretches longer than the longest generator segment, which that already spans."""
     return {item: cycles for item, cycles in state.stretches.items() if cycles > max(LENGTHS)}
+
+
+def _replay(sequence: list[dict[str, int]]) -> list[Segment]:
+    """A reset, then a solved input sequence cycle by cycle (its model check started from reset too)."""
+    rows = tuple(tuple(sorted(row.items())) for row in sequence)
+    return [Segment("reset", 1), Segment("vectors", len(rows), vectors=rows)]
 
 
 def coverage_features(state: CoverState) -> list[float]:
@@ -62,19 +72,21 @@ class CoverageDirectedPolicy:
     def __init__(self, segments: int = 6, learning_rate: float = 0.05):
         self.segments = segments
         self.actions = [f"{generator}:{length}" for generator in SEGMENT_GENERATORS for length in LENGTHS]
-        self.actions += [STRETCH_ACTION, SOLVE_ACTION]
+        self.actions += [STRETCH_ACTION, STRETCH_AFTER_SOLVED_ACTION, SOLVE_ACTION]
         self.softmax = LinearSoftmax(self.actions, len(_FEATURES) + 1, learning_rate)
 
     def _prior(self, state: CoverState) -> list[float]:
         """b_a: 0 for a generator, ln n for `solve` with n sequences, -inf where not available
         (`steer` needs something to steer to, `stretch` a count longer than the longest segment,
-        `solve` a solved sequence, `reset` a reset input)."""
+        `stretch_after_solved` that and a solved sequence, `solve` a solved sequence of an
+        uncovered item, `reset` a reset input)."""
         def prior(action: str) -> float:
             if action == SOLVE_ACTION:
                 return math.log(len(state.witnesses)) if state.witnesses else -math.inf
             unavailable = (action.startswith("steer:") and not state.steering) or (
                 action.startswith("reset:") and state.reset is None) or (
-                action == STRETCH_ACTION and not _long_stretches(state))
+                action == STRETCH_ACTION and not _long_stretches(state)) or (
+                action == STRETCH_AFTER_SOLVED_ACTION and not (_long_stretches(state) and state.longest_solved))
             return -math.inf if unavailable else 0.0
         return [prior(action) for action in self.actions]
 
@@ -88,12 +100,14 @@ class CoverageDirectedPolicy:
         if name == STRETCH_ACTION:
             target, cycles = generator.choice(sorted(_long_stretches(state).items()))
             return [Segment("hold", cycles)], target
+        if name == STRETCH_AFTER_SOLVED_ACTION:
+            target, cycles = generator.choice(sorted(_long_stretches(state).items()))
+            return [*_replay(state.longest_solved), Segment("hold", cycles)], target
         if name == SOLVE_ACTION:  # the sequence starts from reset, as the model checker's did
             if not solve_order:
                 solve_order += generator.sample(sorted(state.witnesses), len(state.witnesses))
             target = solve_order.pop()
-            rows = tuple(tuple(sorted(row.items())) for row in state.witnesses[target])
-            return [Segment("reset", 1), Segment("vectors", len(rows), vectors=rows)], target
+            return _replay(state.witnesses[target]), target
         return [Segment(name, int(length))], None
 
     def sample(self, state: CoverState, k: int, rng_seed: int) -> list[Sample]:
@@ -104,7 +118,7 @@ class CoverageDirectedPolicy:
         samples, solve_order = [], []
         for index in range(k):
             chosen = generator.choices(range(len(self.actions)), weights=probabilities, k=self.segments)
-            chosen.sort(key=lambda choice: self.actions[choice] != SOLVE_ACTION)  # the replays first (see above)
+            chosen.sort(key=lambda choice: self.actions[choice] not in _STARTS_WITH_RESET)  # the replays first (see above)
             built = [self._segments(self.actions[choice], state, generator, solve_order) for choice in chosen]
             program = StimulusProgram(tuple(segment for segments, _ in built for segment in segments))
             aimed = [(self.actions[choice] == SOLVE_ACTION, target) for choice, (_, target) in zip(chosen, built)

@@ -284,15 +284,15 @@ class CoverRun:
                           self.space.reset.name if self.space.reset else None, self.fractions(),
                           uncovered[:_UNCOVERED_SHOWN], steering, list(self.state.feedback), f"step{self.loop.state.step}",
                           {item: rows for item in uncovered if (rows := self.state.witnesses.get(item))},
-                          stretch_lengths(uncovered, self.sources, inputs, self.groups, self.space.program_cycles))
+                          stretch_lengths(uncovered, self.sources, inputs, self.groups, self.space.program_cycles),
+                          max(filter(None, self.state.witnesses.values()), key=len, default=[]))
 
     def solve_some(self, uncovered: list[str]) -> None:
         """Model-check uncovered items that have a condition to check, as many as
         `hdlrl.cover.solve.check_plan` allows a step, in the order of `due_checks`; an item
         keeps its input sequence, or None."""
-        plan = check_plan(self.flow.solve_depth, self.flow.solve_deepenings, self.flow.solves_per_step,
-                          self.design.is_combinational)
-        state, checks = self.state, 0
+        flow, state, checks = self.flow, self.state, 0
+        plan = check_plan(flow.solve_depth, flow.solve_deepenings, flow.solves_per_step, self.design.is_combinational)
         for check in due_checks(uncovered, plan, state.witnesses, state.solve_depths, state.chained,
                                 list(self.bin_targets)):
             prefix = state.witnesses.get(check.prefix) if check.prefix else []
@@ -307,7 +307,7 @@ class CoverRun:
                 state.chained.setdefault(check.item, []).append(check.prefix)
             state.witnesses[check.item] = None if target is None else solve(
                 self.design, target, self.space.ports, self.run_dir / "solve" / f"step{self.loop.state.step}_{checks}",
-                check.depth, self.flow.solve_time_s, self.sandbox, prefix)
+                check.depth, flow.solve_time_s, self.sandbox, prefix)
 
     # ------------------------------------------------------------------ the job
 

@@ -80,6 +80,7 @@ class CoverState:
     state_id: str = ""
     witnesses: dict[str, list[dict[str, int]]] = field(default_factory=dict)  # uncovered item -> solved inputs
     stretches: dict[str, int] = field(default_factory=dict)  # uncovered item -> quiet cycles a count of it waits for
+    longest_solved: list[dict[str, int]] = field(default_factory=list)  # the longest sequence any check found
 
     def messages(self) -> list[dict[str, str]]:
         return [{"role": "system", "content": STIMULUS_SYSTEM_PROMPT},
