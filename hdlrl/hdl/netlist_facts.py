@@ -204,7 +204,11 @@ def netlist_facts(sources: list[Path], top: str, runner: ToolRunner, include_dir
     elaborated = yosys_module(runner, sources, commands, top, "netlist_elaborated.json")
     netlist = NetlistIndex(json.loads((runner.scratch / "netlist_registers.json").read_text())["modules"][top])
     registers, latches = _read_storage(netlist)
-    machines = read_state_machines(runner, sources, top, elaborated, registers) if state_machines else ()
+    sync_resets: dict[str, list[tuple[str, bool]]] = {}
+    for register in registers:
+        sync_resets.setdefault(register.name, []).extend(
+            (reset.signal, reset.active_high) for reset in register.resets if not reset.asynchronous)
+    machines = read_state_machines(runner, sources, top, elaborated, sync_resets) if state_machines else ()
     return NetlistFacts(top, registers, latches, _reset_signals(netlist, registers), machines)
 
 

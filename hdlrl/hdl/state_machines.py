@@ -13,14 +13,10 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from hdlrl.eda.runner import ToolRunner
 from hdlrl.eda.toolchain import require_tool
 from hdlrl.hdl.netlist_index import NetlistIndex, number, read_sources, yosys_module
-
-if TYPE_CHECKING:
-    from hdlrl.hdl.netlist_facts import Register
 
 _EVAL_RESULT = re.compile(r"Eval result: \\\S+ = \d+'([01xz]+)\.")  # `eval -show` of a defined output
 
@@ -74,7 +70,7 @@ def _detach_port(module: dict, name: str) -> None:
         "parameters": {"A_SIGNED": "0", "A_WIDTH": width, "Y_WIDTH": width}, "connections": {"A": bits, "Y": copy}}
 
 
-def _state_machine(netlist: NetlistIndex, cell: dict, registers: tuple[Register, ...]) -> StateMachine:
+def _state_machine(netlist: NetlistIndex, cell: dict, sync_resets: dict[str, list[tuple[str, bool]]]) -> StateMachine:
     """One `$fsm` cell's states and transitions: STATE_TABLE holds the encodings, and each TRANS_TABLE
     entry (last entry first) is state in, control inputs, state out, control outputs, most significant first."""
     parameters, name = cell["parameters"], str(cell["parameters"]["NAME"]).strip().lstrip("\\")
@@ -83,11 +79,9 @@ def _state_machine(netlist: NetlistIndex, cell: dict, registers: tuple[Register,
     table, transitions, width = parameters["STATE_TABLE"], parameters["TRANS_TABLE"], 2 * log2 + inputs + outputs
     states = tuple(number(table[len(table) - (index + 1) * bits:][:bits].replace("x", "0"))
                    for index in range(count))
-    register = next((each for each in registers if each.name == name), None)
-    reset_levels = {(position, "1" if reset.active_high else "0")  # the sync reset's control inputs, when active
-                    for reset in (register.resets if register else ()) if not reset.asynchronous
-                    for position, bit in enumerate(cell["connections"]["CTRL_IN"])
-                    if netlist.signal(bit) == reset.signal}
+    reset_levels = {(position, "1" if active_high else "0")  # the sync reset's control inputs, when active
+                    for signal, active_high in sync_resets.get(name, ())
+                    for position, bit in enumerate(cell["connections"]["CTRL_IN"]) if netlist.signal(bit) == signal}
     controls = [netlist.signal(bit) for bit in cell["connections"]["CTRL_IN"]]
     resets = {position for position, _ in reset_levels}
     found: dict[tuple[int, int], list[tuple]] = {}  # (from, to) -> the products of control inputs it is taken under
@@ -107,8 +101,10 @@ def _state_machine(netlist: NetlistIndex, cell: dict, registers: tuple[Register,
 
 
 def read_state_machines(runner: ToolRunner, sources: list[Path], top: str, elaborated: dict,
-                        registers: tuple[Register, ...]) -> tuple[StateMachine, ...]:
-    """Mark the state-register candidates of the elaborated netlist and let fsm_extract read them."""
+                        sync_resets: dict[str, list[tuple[str, bool]]]) -> tuple[StateMachine, ...]:
+    """Mark the state-register candidates of the elaborated netlist and let fsm_extract read them;
+    `sync_resets` (register -> its synchronous resets, signal and active high) tells the reset's
+    changes of state apart."""
     candidates = _state_register_candidates(NetlistIndex(elaborated))
     if not candidates:
         return ()
@@ -119,7 +115,7 @@ def read_state_machines(runner: ToolRunner, sources: list[Path], top: str, elabo
     (runner.scratch / "netlist_candidates.json").write_text(json.dumps({"modules": {top: elaborated}}))
     netlist = NetlistIndex(yosys_module(runner, sources, ["read_json netlist_candidates.json", "fsm_detect",
                                                           "fsm_extract"], top, "netlist_fsm.json"))
-    machines = [_state_machine(netlist, cell, registers) for cell in netlist.cells if cell["type"] == "$fsm"]
+    machines = [_state_machine(netlist, cell, sync_resets) for cell in netlist.cells if cell["type"] == "$fsm"]
     return tuple(sorted(machines, key=lambda machine: [*candidates, machine.register].index(machine.register)))
 
 
