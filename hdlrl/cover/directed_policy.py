@@ -20,9 +20,10 @@ At the start every generator and length is equally likely (b_a = 0), and `solve`
 one action per item it has a sequence for (b_solve = ln n_witnesses): each such sequence is a
 known way to an uncovered item, as likely as a generator that may reach nothing. A program's
 solve segments take the sequences in turn, so a group replays each before it repeats one, and
-come first, with the stretches after a solved sequence: each starts with a reset, which would cut short a generator's sequence, and the
-generators then go on from the deep state the last replay reached. The segments are drawn
-independently, so their order leaves log pi(program | x) as it is.
+come first, with the stretches after a solved sequence: each starts with a reset, which would
+cut short a generator's sequence, and the generators then go on from the deep state the last
+replay reached. The segments are drawn independently, so their order leaves log pi(program | x)
+as it is.
 """
 
 from __future__ import annotations
@@ -118,7 +119,8 @@ class CoverageDirectedPolicy:
         samples, solve_order = [], []
         for index in range(k):
             chosen = generator.choices(range(len(self.actions)), weights=probabilities, k=self.segments)
-            chosen.sort(key=lambda choice: self.actions[choice] not in _STARTS_WITH_RESET)  # the replays first (see above)
+            # the replays first (see the module docstring)
+            chosen.sort(key=lambda choice: self.actions[choice] not in _STARTS_WITH_RESET)
             built = [self._segments(self.actions[choice], state, generator, solve_order) for choice in chosen]
             program = StimulusProgram(tuple(segment for segments, _ in built for segment in segments))
             aimed = [(self.actions[choice] == SOLVE_ACTION, target) for choice, (_, target) in zip(chosen, built)

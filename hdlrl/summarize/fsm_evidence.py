@@ -4,11 +4,12 @@
 The condition is written from Yosys's `fsm_extract` table (`hdlrl.summarize.state_changes`);
 here the module runs alone on Icarus instead: every reset the netlist shows held for
 `RESET_CYCLES`, then every input random on every cycle for `RANDOM_CYCLES`, the state register
-and the condition's signals printed before each clock edge and the register after it. Each state encoding comes from the source's `localparam`. The
-claim holds when, on every edge where the register was in the first state and the named inputs
-were at their levels, the register went to the second state, and that happened at least
-`MIN_SEEN` times; one edge that went elsewhere refutes it. An output claim holds when, after
-every edge, the output is at the claimed level exactly in the claimed states, each of them seen.
+and the condition's signals printed before each clock edge and the register after it. Each
+state encoding comes from the source's `localparam`. The claim holds when, on every edge where
+the register was in the first state and the named inputs were at their levels, the register
+went to the second state, and that happened at least `MIN_SEEN` times; one edge that went
+elsewhere refutes it. An output claim holds when, after every edge, the output is at the
+claimed level exactly in the claimed states, each of them seen.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from hdlrl.hdl.facts import ModuleFacts
 from hdlrl.hdl.ir import Module
 from hdlrl.summarize.behaviour import Behaviour
 from hdlrl.summarize.claim import Claim
-from hdlrl.summarize.reset_evidence import BEFORE_EDGE, SIMPLE_NAME, Evidence, edge_series, simulate_phases
+from hdlrl.summarize.reset_evidence import (BEFORE_EDGE, SIMPLE_NAME, Evidence, edge_series, reset_then_random,
+                                           simulate_phases)
 from hdlrl.summarize.state_changes import named_changes, named_outputs, state_names
 
 RESET_CYCLES, RANDOM_CYCLES, MIN_SEEN = 2, 256, 2
@@ -67,9 +69,9 @@ class StateChangeEvidence:
         """After every edge, the output at the claimed level exactly in the claimed states."""
         output, *states = claim.names
         registers = {each.register for each in named_outputs(self.facts, self.behaviour) if each.output == output}
-        if len(registers) != 1 or output not in self.series or registers.pop() not in self.series:
+        register = registers.pop() if len(registers) == 1 else None
+        if register not in self.series or output not in self.series:
             return Evidence("unverified", f"{output} is not an output of one watched state register")
-        register = next(each.register for each in named_outputs(self.facts, self.behaviour) if each.output == output)
         names = state_names(self.facts, register)
         level, seen = "1" if claim.value == "high" else "0", set()
         for cycle, (state, value) in enumerate(zip(self.series[register], self.series[output])):
@@ -87,15 +89,13 @@ class StateChangeEvidence:
     def _simulate(self) -> dict[str, list[str]] | str:
         """The state registers and the signals of their conditions once each cycle's inputs settle (what
         the edge sees) and after the edge: a reset held, then every input random."""
-        netlist = self.behaviour.netlist
-        resets = {reset.signal: reset.active_high for reset in netlist.resets if reset.module_input} if netlist else {}
-        phases = [("R", RESET_CYCLES, resets), ("S", RANDOM_CYCLES, {name: not level for name, level in resets.items()})]
         changes = named_changes(self.facts, self.behaviour)
         named = [change.register for change in changes] + [name for change in changes for name, _ in change.condition]
-        named += [name for output in named_outputs(self.facts, self.behaviour) for name in (output.register, output.output)]
+        named += [name for output in named_outputs(self.facts, self.behaviour)
+                  for name in (output.register, output.output)]
         watched = [name for name in dict.fromkeys(named) if SIMPLE_NAME.match(name)]
-        samples = simulate_phases(self.module, self.facts, phases if resets else phases[1:], watched, self.sandbox,
-                                  before_edge=True)
+        phases = reset_then_random(self.behaviour, RESET_CYCLES, RANDOM_CYCLES)
+        samples = simulate_phases(self.module, self.facts, phases, watched, self.sandbox, before_edge=True)
         if isinstance(samples, str):
             return samples
         return edge_series(samples, ("S",), watched)

@@ -26,7 +26,8 @@ from hdlrl.hdl.ir import Module
 from hdlrl.hdl.memory_ports import MemoryPorts, ReadPort, WritePort
 from hdlrl.summarize.behaviour import Behaviour
 from hdlrl.summarize.claim import Claim
-from hdlrl.summarize.reset_evidence import BEFORE_EDGE, SIMPLE_NAME, Evidence, edge_series, simulate_phases
+from hdlrl.summarize.reset_evidence import (BEFORE_EDGE, SIMPLE_NAME, Evidence, edge_series, reset_then_random,
+                                           simulate_phases)
 
 RESET_CYCLES, RANDOM_CYCLES, MIN_READS = 2, 96, 8
 
@@ -63,8 +64,7 @@ class MemoryEvidence:
             self.series = self._simulate()
         if isinstance(self.series, str):
             return Evidence("unverified", self.series)
-        if any(name not in self.series for name in claim.names[1:] if claim.kind == "memory_write") or any(
-                name not in self.series for name in claim.names if claim.kind == "memory_read"):
+        if any(name not in self.series for name in _port_names(memory)):
             return Evidence("unverified", "the claim names a signal the bench cannot watch")
         reads = _replay_memory(memory, self.series)
         if isinstance(port, ReadPort):
@@ -93,15 +93,19 @@ class MemoryEvidence:
 
     def _simulate(self) -> dict[str, list[str]] | str:
         """Every simple-named port on each cycle: a reset held, then every input random."""
-        netlist = self.behaviour.netlist
-        resets = {reset.signal: reset.active_high for reset in netlist.resets if reset.module_input} if netlist else {}
-        phases = [("R", RESET_CYCLES, resets), ("S", RANDOM_CYCLES, {name: not level for name, level in resets.items()})]
+        phases = reset_then_random(self.behaviour, RESET_CYCLES, RANDOM_CYCLES)
         watched = [port.name for port in self.facts.ports if SIMPLE_NAME.match(port.name)]
-        samples = simulate_phases(self.module, self.facts, phases if resets else phases[1:], watched, self.sandbox,
-                                  before_edge=True)
+        samples = simulate_phases(self.module, self.facts, phases, watched, self.sandbox, before_edge=True)
         if isinstance(samples, str):
             return samples
-        return edge_series(samples, ("R", "S") if resets else ("S",), watched)
+        return edge_series(samples, tuple(label for label, _, _ in phases), watched)
+
+
+def _port_names(memory: MemoryPorts) -> list[str]:
+    """The signals the model of `memory` reads: each write port's address, data and enable, each
+    read port's output and address."""
+    return [*(name for port in memory.writes for name in (port.address, port.data, port.enable) if name),
+            *(name for port in memory.reads for name in (port.output, port.address))]
 
 
 def _read_verdict(found: _Reads, output: str) -> Evidence:

@@ -19,6 +19,7 @@ from hdlrl.summarize.state_changes import NamedChange, StateOutput, named_change
 
 NETLIST_KINDS = ("function", "reset_value", "no_reset", "latch", "enable", "count_range", "data_path",
                  "memory_write", "memory_read", "transition_when", "state_output")
+LISTED_KINDS = ("memory_write", "memory_read", "transition_when", "state_output")  # see `listed_claims`
 _SIMPLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
 
 
@@ -56,6 +57,18 @@ def data_path_claim(path: DataPath) -> Claim:
     return Claim("data_path", (path.register, path.source), path.shift or "load")
 
 
+def listed_claims(kind: str, facts: ModuleFacts, behaviour: Behaviour) -> list[Claim]:
+    """Every true claim of one of `LISTED_KINDS`: the netlist lists them one by one (each memory
+    port, each change of state with a condition, each output of the state alone)."""
+    if kind == "memory_write":
+        return [memory_write_claim(memory, port) for memory in behaviour.memories for port in memory.writes]
+    if kind == "memory_read":
+        return [memory_read_claim(memory, port) for memory in behaviour.memories for port in memory.reads]
+    if kind == "transition_when":
+        return [transition_when_claim(change) for change in named_changes(facts, behaviour) if change.condition]
+    return [state_output_claim(output) for output in named_outputs(facts, behaviour)]
+
+
 def check_netlist_claim(claim: Claim, facts: ModuleFacts, behaviour: Behaviour | None) -> bool:
     """A claim about behaviour holds only where the netlist was read and says so ("no reset": no
     flip-flop has one, whatever the text reads as a reset)."""
@@ -79,14 +92,8 @@ def check_netlist_claim(claim: Claim, facts: ModuleFacts, behaviour: Behaviour |
                                                       if path.register == register), None)
         return any(port.name == source and port.direction == "input" and port.width == width for port in facts.ports) \
             and claim in map(data_path_claim, behaviour.data_paths)
-    if claim.kind == "transition_when":
-        return claim in (transition_when_claim(change) for change in named_changes(facts, behaviour) if change.condition)
-    if claim.kind == "state_output":
-        return claim in map(state_output_claim, named_outputs(facts, behaviour))
-    if claim.kind == "memory_write":
-        return claim in (memory_write_claim(memory, port) for memory in behaviour.memories for port in memory.writes)
-    if claim.kind == "memory_read":
-        return claim in (memory_read_claim(memory, port) for memory in behaviour.memories for port in memory.reads)
+    if claim.kind in LISTED_KINDS:
+        return claim in listed_claims(claim.kind, facts, behaviour)
     if claim.kind == "count_range":
         found = behaviour.count_ranges.get(claim.names[0])
         return found is not None and claim_value(found) == claim.value

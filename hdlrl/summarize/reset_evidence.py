@@ -24,7 +24,7 @@ from hdlrl.eda.sim.icarus import compile_and_run
 from hdlrl.hdl.facts import ModuleFacts
 from hdlrl.hdl.ir import Module
 from hdlrl.hdl.sources import file_text
-from hdlrl.summarize.behaviour import ResetValue
+from hdlrl.summarize.behaviour import Behaviour, ResetValue
 from hdlrl.summarize.claim import Claim, reset_claim
 
 BENCH_TOP = "hdlrl_reset_evidence"
@@ -102,6 +102,17 @@ def simulate_phases(module: Module, facts: ModuleFacts, phases: list[tuple[str, 
         if match:
             samples.setdefault((match.group("phase"), match.group("name")), []).append(match.group("bits").lower())
     return samples
+
+
+def reset_then_random(behaviour: Behaviour, reset_cycles: int, random_cycles: int,
+                      ) -> list[tuple[str, int, dict[str, bool]]]:
+    """`simulate_phases`' phases: every reset of the netlist that is a module input held active for
+    `reset_cycles` (phase "R", left out when there is none), then released for `random_cycles`
+    (phase "S"), every other input random throughout."""
+    netlist = behaviour.netlist
+    resets = {reset.signal: reset.active_high for reset in netlist.resets if reset.module_input} if netlist else {}
+    released = ("S", random_cycles, {name: not level for name, level in resets.items()})
+    return [("R", reset_cycles, resets), released] if resets else [released]
 
 
 def edge_series(samples: dict[tuple[str, str], list[str]], labels: tuple[str, ...], names: list[str],

@@ -24,9 +24,7 @@ from hdlrl.summarize.behaviour import Behaviour, function_claim
 from hdlrl.summarize.counting import claim_value
 from hdlrl.summarize.claim import Claim, reset_claim
 from hdlrl.summarize.claims import Scope, check, hallucination, sentence_claims, sentences
-from hdlrl.summarize.netlist_claims import (data_path_claim, enable_claim, memory_read_claim, memory_write_claim,
-                                            state_output_claim, transition_when_claim)
-from hdlrl.summarize.state_changes import named_changes, named_outputs
+from hdlrl.summarize.netlist_claims import LISTED_KINDS, data_path_claim, enable_claim, listed_claims
 from hdlrl.summarize.document import Document
 from hdlrl.summarize.fluency import embedded_fluency
 
@@ -106,10 +104,7 @@ def salient_behaviour_facts(facts: ModuleFacts, behaviour: Behaviour | None) -> 
     claims += [enable_claim(enable) for enable in behaviour.enables]
     claims += [Claim("count_range", (name,), claim_value(found)) for name, found in behaviour.count_ranges.items()]
     claims += [Claim("latch", (latch.name,)) for latch in behaviour.netlist.latches]
-    claims += [memory_write_claim(memory, port) for memory in behaviour.memories for port in memory.writes]
-    claims += [transition_when_claim(change) for change in named_changes(facts, behaviour) if change.condition]
-    claims += [state_output_claim(output) for output in named_outputs(facts, behaviour)]
-    claims += [memory_read_claim(memory, port) for memory in behaviour.memories for port in memory.reads]
+    claims += [claim for kind in LISTED_KINDS for claim in listed_claims(kind, facts, behaviour)]
     return tuple(claim for claim in dict.fromkeys([*claims, Claim("no_reset")])
                  if check(claim, Scope(facts, behaviour=behaviour)))
 

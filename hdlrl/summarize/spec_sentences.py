@@ -159,10 +159,10 @@ def state_machine_sentences(facts: ModuleFacts, behaviour: Behaviour | None) -> 
     """Each state machine's states, its changes of state with the inputs they wait for, and the
     outputs the state alone sets: the changes written from the netlist, each also shown by the
     text, each condition and output the netlist's."""
-    scope, out = Scope(facts, behaviour=behaviour), []
-    for register in dict.fromkeys(change.register for change in named_changes(facts, behaviour)):
+    scope, out, every_change = Scope(facts, behaviour=behaviour), [], named_changes(facts, behaviour)
+    for register in dict.fromkeys(change.register for change in every_change):
         order = {name: index for index, name in enumerate(state_names(facts, register).values())}
-        changes = sorted((change for change in named_changes(facts, behaviour) if change.register == register
+        changes = sorted((change for change in every_change if change.register == register
                           and check(Claim("transition", (change.source, change.target)), scope)),
                          key=lambda change: (order[change.source], order[change.target]))
         states = list(dict.fromkeys(name for change in changes for name in (change.source, change.target)))
@@ -220,9 +220,11 @@ def count_sentences(facts: ModuleFacts, behaviour: Behaviour | None) -> list[str
 
 def spec_opening(facts: ModuleFacts, behaviour: Behaviour | None) -> list[str]:
     """What the module is (a combinational module's functions first), what its registers load, its
-    state machines' changes of state, how its memories are written and read, its resets, enables and counter ranges: the sentences a spec opens with, each one checkable."""
+    state machines' changes of state, how its memories are written and read, its resets, enables
+    and counter ranges: the sentences a spec opens with, each one checkable."""
     overview, functions = what_it_is(facts, behaviour), function_sentences(behaviour)
     opening = [*functions, overview] if facts.combinational else [overview, *functions]
     opening += [sentence for sentence in data_path_sentences(facts, behaviour) if sentence not in overview]
-    return opening + state_machine_sentences(facts, behaviour) + memory_sentences(facts, behaviour) + reset_sentences(facts, behaviour) + enable_sentences(facts, behaviour) + count_sentences(
-        facts, behaviour)
+    return [*opening, *(sentence for write in (state_machine_sentences, memory_sentences, reset_sentences,
+                                               enable_sentences, count_sentences)
+                        for sentence in write(facts, behaviour))]
