@@ -10,13 +10,14 @@ from pathlib import Path
 import pytest
 
 from conftest import DESIGNS_DIR
+from hdlrl.cover.bmc import counterexample_frames, driver_module, input_bits
 from hdlrl.cover.cover_flow import load_cover_flow
 from hdlrl.cover.coverage import CoveragePoint
 from hdlrl.cover.coverage_yaml import load_covergroups
 from hdlrl.cover.grade import GivenPrograms
 from hdlrl.cover.loop import CoverRun
-from hdlrl.cover.solve import (Check, CheckPlan, bin_targets, check_plan, code_target, due_checks, parse_trace,
-                               prefix_for, solve, top_module_line, waypoints)
+from hdlrl.cover.solve import (Check, CheckPlan, bin_targets, check_plan, code_target, due_checks, prefix_for,
+                               solve, top_module_line, waypoints)
 from hdlrl.cover.functional import Bin, Covergroup, Coverpoint
 from hdlrl.cover.unreachable import claim_for
 from hdlrl.cover.stimulus import StimulusSpace
@@ -29,18 +30,23 @@ from hdlrl.verify.interface import Port, read_interface
 needs_tools = pytest.mark.skipif(not (has_tool("verilator") and has_tool("yosys")), reason="needs verilator and yosys")
 
 
-def test_a_counterexample_reads_as_inputs_per_step() -> None:
-    output = """
-      Time Signal Name                                     Dec       Hex           Bin
-      ---- --------------------------------------- ----------- --------- -------------
-      init $auto$async2sync.cc:171:execute$24                0         0           000
-         1 \\clk                                              0         0             0
-         1 \\code                                            165        a5      10100101
-         1 \\rst_n                                            0         0             0
-         2 \\code                                              0         0      0000x000
-    """
-    ports = (Port("rst_n", "input", 1), Port("code", "input", 8))
-    assert parse_trace(output, ports) == [{"code": 165, "rst_n": 0}, {"code": 0}]
+def test_a_counterexample_reads_as_inputs_per_cycle() -> None:
+    """ABC names each input bit by its AIGER number and time frame; write_aiger's map names the
+    port and bit behind each number."""
+    map_text = "input 0 0 hdlrl_clock\ninput 1 0 code\ninput 2 1 code\ninput 3 0 go\nlatch 0 0 hdlrl_cycle\n"
+    cex = "lo00@0=0 pi00@0=1 pi01@0=1 pi02@0=0 pi03@0=1 pi00@1=0 pi01@1=0 pi02@1=1 pi03@1=0"
+    ports = (Port("code", "input", 2), Port("go", "input", 1))
+    assert counterexample_frames(cex, input_bits(map_text), ports) == [{"code": 1, "go": 1}, {"code": 2, "go": 0}]
+
+
+def test_the_driver_holds_the_reset_then_replays_the_prefix() -> None:
+    design = load_design(DESIGNS_DIR / "hard_coverage" / "lock_seq")  # rst_n, active low
+    data = (Port("valid", "input", 1), Port("data", "input", 8))
+    text = driver_module(design, data, [{"data": 165, "valid": 1}, {"data": 3}])
+    assert ".rst_n(hdlrl_cycle == 3'd0 ? 1'b0 : 1'b1)" in text
+    assert "3'd1: begin hdlrl_drive_valid = 1'd1; hdlrl_drive_data = 8'd165; end" in text
+    assert "3'd2: begin hdlrl_drive_valid = 1'd0; hdlrl_drive_data = 8'd3; end" in text  # an unnamed port: 0
+    assert ".clk(hdlrl_clock)" in text and "hdlrl_drive_data = data;" in text  # free after the prefix
 
 
 def test_bins_become_conditions_over_the_top_module() -> None:
@@ -273,4 +279,21 @@ def test_a_combinational_design_gets_its_one_step_witness(tmp_path: Path) -> Non
     target = bin_targets(load_covergroups(design.root), *top_module_line(texts, design.top), None)[item]
     rows = solve(design, target, _driven_ports(design, tmp_path / "interface"), tmp_path / "solve", depth=1, time_s=60)
     assert rows is not None and len(rows) == 1
+    assert _replayed(design, rows, tmp_path / "replay").state.functional[item] > 0
+
+
+@needs_tools
+def test_a_key_press_sixty_cycles_deep_is_found_and_shortest(tmp_path: Path) -> None:
+    """The keypad scanner presses a key after 16 agreeing samples of its column, about 64 cycles.
+    Yosys's `sat -seq 25` spent over two minutes proving that no bin is reached within 24, so
+    the solver's 30 s checks timed out; ABC's bmc3 unrolls a cycle at a time and returns a
+    shortest sequence: one cycle less reaches nothing. Replayed, it presses the key."""
+    design = load_design(DESIGNS_DIR / "hard_coverage" / "debounce_keypad")
+    texts = {str(path.relative_to(design.root)): path.read_text() for path in design.rtl}
+    item = "keypad.press_row.row0"
+    target = bin_targets(load_covergroups(design.root), *top_module_line(texts, design.top), None)[item]
+    ports = _driven_ports(design, tmp_path / "interface")
+    rows = solve(design, target, ports, tmp_path / "solve", depth=96, time_s=30)
+    assert rows is not None and 60 <= len(rows) <= 96
+    assert solve(design, target, ports, tmp_path / "shorter", depth=len(rows) - 1, time_s=30) is None
     assert _replayed(design, rows, tmp_path / "replay").state.functional[item] > 0

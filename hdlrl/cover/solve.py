@@ -4,10 +4,10 @@ Random stimulus almost never types a lock's four-byte code or walks an FSM's dee
 bounded model checker finds such sequences directly. A branch arm gets `assert (1'b0)` as its
 first statement, so the assertion fails exactly when the arm runs, whatever conditions enclose
 it; an arm the text cannot be edited so, or a line point, has its line's condition asserted
-never to hold (as `hdlrl.cover.unreachable` reads it), a functional bin its bin's. Yosys
-checks that for `depth` cycles from reset (`sat -seq N -prove-asserts`): a counterexample is
-the inputs, cycle by cycle, that reach the item. Replayed as a `vectors` segment after a
-reset, it is a program aimed at the hole.
+never to hold (as `hdlrl.cover.unreachable` reads it), a functional bin its bin's. A bounded
+model check (`hdlrl.cover.bmc`: Yosys builds the model, ABC's `bmc3` searches it) looks for a
+failure within `depth` cycles from reset: a counterexample is the inputs, cycle by cycle, that
+reach the item. Replayed as a `vectors` segment after a reset, it is a program aimed at the hole.
 
 This is a stimulus generator, not a proof: the model starts from zeroed state and sees the
 design through Yosys, so the harness still simulates every program and the coverage reported
@@ -21,18 +21,14 @@ from dataclasses import dataclass
 from itertools import zip_longest
 from pathlib import Path
 
+from hdlrl.cover.bmc import DRIVER_FILE, DRIVER_MODULE, bounded_check, driver_module
 from hdlrl.cover.coverage import CoveragePoint
 from hdlrl.cover.functional import Bin, Covergroup
 from hdlrl.cover.unreachable import asserting_model, claim_for, with_assertion
 from hdlrl.design import Design
 from hdlrl.eda.runner import Limits, ToolRunner
-from hdlrl.eda.toolchain import require_tool
 from hdlrl.hdl.lexer import Token, matching, tokenize
 from hdlrl.verify.interface import Port
-
-# A row of `sat -show-inputs`: the step, the signal, then its value in decimal, hex and binary.
-_TRACE_ROW = re.compile(r"^\s*(?P<step>\d+)\s+\\(?P<signal>\S+)\s+\S+\s+\S+\s+(?P<bits>[01xz]+)\s*$")
-
 
 _STATEMENT_KEYWORDS = {"if", "else", "for", "while", "repeat", "forever", "fork", "wait", "begin", "case", "casez",
                        "casex", "end", "endcase"}
@@ -193,18 +189,6 @@ def top_module_line(texts: dict[str, str], top: str) -> tuple[str, int] | None:
     return None
 
 
-def parse_trace(output: str, ports: tuple[Port, ...]) -> list[dict[str, int]]:
-    """Per step (1 first), the values of `ports` in a `sat -show-inputs` counterexample; bits
-    the solver left undefined read as 0."""
-    widths = {port.name: port.width for port in ports}
-    steps: dict[int, dict[str, int]] = {}
-    for match in map(_TRACE_ROW.match, output.splitlines()):
-        if match and match["signal"] in widths:
-            bits = match["bits"].replace("x", "0").replace("z", "0")
-            steps.setdefault(int(match["step"]), {})[match["signal"]] = int(bits, 2)
-    return [steps[step] for step in sorted(steps)]
-
-
 GIVEN_UP = 1 << 30  # the check depth recorded for an item never to check again
 
 
@@ -296,24 +280,18 @@ def due_checks(uncovered: list[str], plan: CheckPlan, witnesses: dict[str, list 
 def solve(design: Design, target: Target, driven: tuple[Port, ...], folder: Path, depth: int, time_s: float,
           sandbox: bool | None = None, prefix: list[dict[str, int]] = ()) -> list[dict[str, int]] | None:
     """The driven inputs per cycle after the reset that reach `target` within `depth` cycles
-    after the `prefix` rows (which the solver replays as given, and which begin what it returns),
-    or None (proven out of reach for `depth` cycles, the solver's time ran out, or the model
-    would not build). A reset is held in the first step, which is not returned, and released in
-    every later one; without a reset every step is the design's."""
-    prepare = asserting_model(design, target.file, target.place, folder)
+    after the `prefix` rows (which the check replays as given, and which begin what it returns),
+    a shortest such sequence, or None (out of reach for `depth` cycles, the time ran out, or the
+    model would not build). A reset is held in the first cycle, which is not returned, and
+    released in every later one; without a reset every cycle is the design's."""
     data = tuple(port for port in driven if design.reset is None or port.name != design.reset.name)
-    first, steps = (2, len(prefix) + depth + 1) if design.reset is not None else (1, len(prefix) + depth)
-    fixed = "".join(f" -set-at {first + index} {port.name} {row.get(port.name, 0)}"
-                    for index, row in enumerate(prefix) for port in data)
-    if design.reset is not None:
-        active = 1 if design.reset.polarity == "high" else 0
-        fixed += f" -set-at 1 {design.reset.name} {active}" + "".join(
-            f" -set-at {step} {design.reset.name} {1 - active}" for step in range(2, steps + 1))
-    script = "\n".join([*prepare, f"sat -seq {steps} -prove-asserts -set-init-zero -show-inputs{fixed} {design.top}"])
-    (folder / "solve.ys").write_text(script + "\n")  # a file: a long prefix outgrows one command-line argument
+    prepare = asserting_model(design, target.file, target.place, folder, (DRIVER_FILE, DRIVER_MODULE))
+    (folder / DRIVER_FILE).write_text(driver_module(design, data, list(prefix)))
+    first = 1 if design.reset is not None else 0
     runner = ToolRunner(folder, Limits(time_s=time_s), sandbox, readable=tuple(design.include_dirs))
-    run = runner.run([require_tool("yosys").path, "-s", "solve.ys"])
-    if not run.ok or "model found: FAIL!" not in run.output:
+    frames = bounded_check(runner, prepare, first + len(prefix) + depth, data)
+    if frames is None:
         return None
-    rows = parse_trace(run.output, data)
-    return (rows[1:] if design.reset is not None else rows) or None  # the first step is the reset's
+    rows = frames[first:]
+    given = [{port.name: row.get(port.name, 0) for port in data} for row in prefix]
+    return [*given, *rows[len(prefix):]] or None

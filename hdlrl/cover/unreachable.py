@@ -229,9 +229,11 @@ def with_assertion(text: str, line: int, expression: str, declarations: str = ""
     return text[:end] + declarations + f"    always @* assert ({expression});\n" + text[end:]
 
 
-def asserting_model(design: Design, file: str, edit: Callable[[str], str], folder: Path) -> list[str]:
+def asserting_model(design: Design, file: str, edit: Callable[[str], str], folder: Path,
+                    driver: tuple[str, str] | None = None) -> list[str]:
     """The Yosys commands that read a copy of the design in `folder`, `file` rewritten by `edit`
-    (which adds the assertion), into one flat model for `sat`."""
+    (which adds the assertion), into one flat model for `sat`; with `driver` (a file in `folder`
+    and its module, which instantiates the top), the driver is the model's top."""
     folder.mkdir(parents=True, exist_ok=True)
     sources = []
     for path in design.rtl:
@@ -243,7 +245,11 @@ def asserting_model(design: Design, file: str, edit: Callable[[str], str], folde
         sources.append(target)
     reads = [command.replace("read_verilog -sv", "read_verilog -formal -sv")
              for command in read_commands(sources, list(design.include_dirs))]
-    return [*reads, f"hierarchy -check -top {design.top}", "proc", "flatten", "memory", "async2sync", "opt_clean"]
+    top = design.top
+    if driver is not None:
+        reads.append(f"read_verilog -formal {folder / driver[0]}")
+        top = driver[1]
+    return [*reads, f"hierarchy -check -top {top}", "proc", "flatten", "memory", "async2sync", "opt_clean"]
 
 
 def prove(design: Design, claim: Claim, folder: Path, time_s: float, sandbox: bool | None) -> bool:
