@@ -44,9 +44,9 @@ class CoverFlow:
     equivalence_time_s: Positive = 30
     proof_time_s: Positive = 10
     unreachable_budget_s: Bounded(1e6) = 120
-    solves_per_step: Count(64, minimum=0) = 16  # uncovered items given a bounded model check each step
+    solves_per_step: Count(256, minimum=0) = 64  # uncovered items given a bounded model check each step
     solve_depth: Count(256) = 24  # cycles from reset the model check looks through
-    solve_deepenings: Count(8, minimum=0) = 3  # an item without a sequence is checked again at twice the depth
+    solve_deepenings: Count(8, minimum=0) = 5  # an item without a sequence is checked again at twice the depth
     solve_time_s: Positive = 30  # each model check
     check_cocotb_replay: bool = False  # also run the cocotb replay on the reference and every mutant (slow)
     advantage: Method = "entropic"
