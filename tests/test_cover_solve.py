@@ -16,8 +16,8 @@ from hdlrl.cover.coverage import CoveragePoint
 from hdlrl.cover.coverage_yaml import load_covergroups
 from hdlrl.cover.grade import GivenPrograms
 from hdlrl.cover.loop import CoverRun
-from hdlrl.cover.solve import (Check, CheckPlan, bin_targets, check_plan, code_target, due_checks, prefix_for,
-                               solve, top_module_line, waypoints)
+from hdlrl.cover.solve import (Check, CheckPlan, bin_targets, branch_arm, check_plan, code_target, due_checks,
+                               prefix_for, solve, top_module_line, waypoints)
 from hdlrl.cover.functional import Bin, Covergroup, Coverpoint
 from hdlrl.cover.unreachable import claim_for
 from hdlrl.cover.stimulus import StimulusSpace
@@ -297,3 +297,22 @@ def test_a_key_press_sixty_cycles_deep_is_found_and_shortest(tmp_path: Path) -> 
     assert rows is not None and 60 <= len(rows) <= 96
     assert solve(design, target, ports, tmp_path / "shorter", depth=len(rows) - 1, time_s=30) is None
     assert _replayed(design, rows, tmp_path / "replay").state.functional[item] > 0
+
+
+@needs_tools
+def test_the_else_of_an_if_without_one_is_targeted_inside_its_conditions(tmp_path: Path) -> None:
+    """`if (nsym != 3'd4) nsym <= nsym + 3'd1;` inside `if (valid)`: Verilator counts its missing
+    else (a valid symbol with the count held at 4). The check writes that else out, with the
+    assertion in it, so the sequence must reach it under `valid`; replayed, it takes the arm."""
+    design = load_design(DESIGNS_DIR / "hard_coverage" / "pattern_counter")
+    file = "rtl/pattern_counter.v"
+    text = (design.root / file).read_text()
+    point = CoveragePoint("branch", file, 55, 17, "55", "else", "")
+    start, end = branch_arm(point, text)
+    assert start == end and text[start - len("nsym + 3'd1;"):start] == "nsym + 3'd1;"
+    target = code_target(point.id, {file: text})
+    assert "nsym <= nsym + 3'd1; else begin assert (1'b0); end" in target.place(text)
+    rows = solve(design, target, _driven_ports(design, tmp_path / "interface"), tmp_path / "solve", 24, 30)
+    assert rows is not None and sum(row["valid"] for row in rows) >= 5  # four symbols counted, then one more
+    hit = _replayed(design, rows, tmp_path / "replay").state.code
+    assert any(hit[item] for item in hit if item.startswith(f"branch|{file}|55|") and item.split("|")[5] == "else")

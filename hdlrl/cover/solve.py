@@ -52,6 +52,8 @@ class Target:
         if self.arm is None:
             return with_assertion(text, self.line, self.never, self.declarations)
         start, end = self.arm
+        if start == end:  # the empty else of an if without one, written out
+            return f"{text[:start]} else begin assert (1'b0); end{text[start:]}"
         return f"{text[:start]}begin assert (1'b0); {text[start:end]} end{text[end:]}"
 
 
@@ -75,7 +77,9 @@ def _statement_end(tokens: list[Token], index: int) -> int | None:
 
 def branch_arm(point: CoveragePoint, text: str) -> tuple[int, int] | None:
     """The offsets of the statement a Verilator `if`, `elsif` or `else` point counts: the then
-    or the else statement of the one `if` on the point's line; None where that is not plain."""
+    or the else statement of the one `if` on the point's line; for the `else` of an if that has
+    none, the empty span where one would go (a saturating count's `if (n != 15) n <= n + 1;`
+    counts its else, the count held at 15); None where that is not plain."""
     if point.kind not in ("if", "elsif", "else"):
         return None
     tokens = tokenize(text)
@@ -85,8 +89,11 @@ def branch_arm(point: CoveragePoint, text: str) -> tuple[int, int] | None:
     index = matching(tokens, ifs[0] + 1, {"("}, ")") + 1  # the statement after the condition
     end = _statement_end(tokens, index)
     if point.kind == "else":
-        if end is None or end >= len(tokens) or tokens[end].text != "else":
+        if end is None:
             return None
+        if end >= len(tokens) or tokens[end].text != "else":  # no else: its arm is empty, at the then's end
+            position = tokens[end - 1].start + len(tokens[end - 1].text)
+            return position, position
         index = end + 1
         end = _statement_end(tokens, index)
     if end is None:
