@@ -146,7 +146,10 @@ def test_cover_records_a_crashed_and_a_stalled_simulation(tmp_path: Path) -> Non
                     f'  *_final_0.hex*) {CRASH} ;;\nesac')
     flow = _flow(tmp_path, "cover.yaml", {"group_size: 8 ": "group_size: 4 ", "mutants: 30 ": "mutants: 0 ",
                                           "simulator: verilator": "simulator: icarus",
-                                          "stop_at_targets: true": "stop_at_targets: false"})
+                                          "stop_at_targets: true": "stop_at_targets: false",
+                                          # no solved sequences: one of them covers alu8 alone, and the
+                                          # final set must keep a program beside the one that crashes
+                                          "solves_per_step: 64 ": "solves_per_step: 0 "})
     out = tmp_path / "run"
     result = _cli("cover", str(DESIGNS_DIR / "alu8"), "--out", str(out), "--flow", str(flow), "--budget", "8",
                   "--seed", "2", "--no-sandbox", "--json",
