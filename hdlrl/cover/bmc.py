@@ -39,12 +39,18 @@ _CEX_VALUE = re.compile(r"\bpi(\d+)@(\d+)=([01])\b")
 _MAP_INPUT = re.compile(r"^input (\d+) (\d+) (\S+)$")
 
 
+def reset_cycles(design: Design) -> int:
+    """The cycles the driver holds the reset before the data ports' first row: one, or none
+    without a reset."""
+    return 1 if design.reset is not None else 0
+
+
 def driver_module(design: Design, data: tuple[Port, ...], prefix: list[dict[str, int]]) -> str:
     """A Verilog module around `design.top` whose inputs are the data ports, free: a cycle
-    counter (zero at the start, saturating) holds the reset in cycle 0 and releases it after,
-    and drives the data ports with `prefix`'s rows in the cycles that follow (from cycle 0
-    without a reset). Every clock of the design is the driver's one clock."""
-    first = 1 if design.reset is not None else 0
+    counter (zero at the start, saturating) holds the reset for `reset_cycles` and releases it
+    after, and drives the data ports with `prefix`'s rows in the cycles that follow. Every clock
+    of the design is the driver's one clock."""
+    first = reset_cycles(design)
     bits = max(1, (first + len(prefix) + 1).bit_length())
     lines = [f"module {DRIVER_MODULE} (input hdlrl_clock"
              + "".join(f", input [{port.width - 1}:0] {port.name}" for port in data) + ");",

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from itertools import zip_longest
 from pathlib import Path
 
-from hdlrl.cover.bmc import DRIVER_FILE, DRIVER_MODULE, bounded_check, driver_module
+from hdlrl.cover.bmc import DRIVER_FILE, DRIVER_MODULE, bounded_check, driver_module, reset_cycles
 from hdlrl.cover.coverage import CoveragePoint
 from hdlrl.cover.functional import Bin, Covergroup
 from hdlrl.cover.unreachable import asserting_model, claim_for, with_assertion
@@ -294,7 +294,7 @@ def solve(design: Design, target: Target, driven: tuple[Port, ...], folder: Path
     data = tuple(port for port in driven if design.reset is None or port.name != design.reset.name)
     prepare = asserting_model(design, target.file, target.place, folder, (DRIVER_FILE, DRIVER_MODULE))
     (folder / DRIVER_FILE).write_text(driver_module(design, data, list(prefix)))
-    first = 1 if design.reset is not None else 0
+    first = reset_cycles(design)
     runner = ToolRunner(folder, Limits(time_s=time_s), sandbox, readable=tuple(design.include_dirs))
     frames = bounded_check(runner, prepare, first + len(prefix) + depth, data)
     if frames is None:

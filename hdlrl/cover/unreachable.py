@@ -232,8 +232,9 @@ def with_assertion(text: str, line: int, expression: str, declarations: str = ""
 def asserting_model(design: Design, file: str, edit: Callable[[str], str], folder: Path,
                     driver: tuple[str, str] | None = None) -> list[str]:
     """The Yosys commands that read a copy of the design in `folder`, `file` rewritten by `edit`
-    (which adds the assertion), into one flat model for `sat`; with `driver` (a file in `folder`
-    and its module, which instantiates the top), the driver is the model's top."""
+    (which adds the assertion), into one flat model: for Yosys's `sat` (the proofs here), or with
+    `driver` (a file in `folder` and its module, which instantiates the top, as the solver's
+    bounded check builds it) the driver as the model's top."""
     folder.mkdir(parents=True, exist_ok=True)
     sources = []
     for path in design.rtl:
