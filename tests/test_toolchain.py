@@ -42,6 +42,15 @@ def test_version_mismatch_is_reported(monkeypatch: pytest.MonkeyPatch, tmp_path)
     assert "does not meet >=0.23" in status.problem
 
 
+def test_unreadable_version_says_what_the_tool_printed(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    # iverilog cannot make its temporary file when TMPDIR names no folder: the reason must reach the user
+    (tmp_path / "iverilog").symlink_to(require_tool("iverilog").path)  # a path of its own: probes are cached by path
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "missing"))
+    monkeypatch.setenv("HDLRL_IVERILOG", str(tmp_path / "iverilog"))
+    status = find_tool("iverilog")
+    assert not status.usable and "printed no version" in status.problem and "TMPDIR" in status.problem
+
+
 def test_tools_command_lists_every_tool(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["tools"]) == 0
     output = capsys.readouterr().out

@@ -78,8 +78,10 @@ def _probe(spec: ToolSpec, path: str | None) -> ToolStatus:
     except OSError as error:
         return ToolStatus(spec, path, None, f"cannot run {path}: {error.strerror}")
     match = re.search(spec.version_regex, completed.stdout + completed.stderr)
-    if not match:
-        return ToolStatus(spec, path, None, f"{path} printed no version matching {spec.version_regex!r}")
+    if not match:  # what it printed instead says why, e.g. iverilog's "Please check TMP or TMPDIR."
+        printed = " ".join((completed.stdout + completed.stderr).split())[:500] or "nothing"
+        return ToolStatus(spec, path, None,
+                          f"{path} printed no version matching {spec.version_regex!r}; it printed: {printed}")
     version = match.group(1)
     if not meets_requirement(version, spec.requirement):
         return ToolStatus(spec, path, version, f"version {version} does not meet {spec.requirement}")
