@@ -77,6 +77,14 @@ module hold_latch(input g, input [3:0] d, output reg [3:0] q);
   always @* if (g) q = d;
 endmodule
 
+module vote3(input [7:0] a, input [7:0] b, input [7:0] c, output [7:0] v);
+  assign v = (a & b) | (b & c) | (a & c);  // 24 input bits: recognised one bit at a time
+endmodule
+
+module stale_vote(input [7:0] a, input [7:0] b, input [7:0] c, output reg [7:0] v);
+  always @(a) v = (a & b) | (b & c) | (a & c);  // Icarus updates v only when a changes
+endmodule
+
 module shifter(input clk, input si, output so);
   reg [3:0] stages;
   always @(posedge clk) stages <= {stages[2:0], si};
@@ -124,6 +132,7 @@ def test_written_sentences_read_back_and_are_verified_twice(modules: dict) -> No
     written = {
         "pick": function_sentences(modules["pick"][2]),
         "bigger": function_sentences(modules["bigger"][2]),
+        "vote3": function_sentences(modules["vote3"][2]),
         "count9": reset_sentences(modules["count9"][1], modules["count9"][2])
         + enable_sentences(modules["count9"][1], modules["count9"][2]),
         "loadreg": enable_sentences(modules["loadreg"][1], modules["loadreg"][2]),
@@ -135,6 +144,7 @@ def test_written_sentences_read_back_and_are_verified_twice(modules: dict) -> No
     }
     assert written["pick"] == ["`y` is a 2-to-1 multiplexer selected by `s`."]
     assert written["bigger"] == ["`gt` is a 6-bit comparator: `a` > `b` (unsigned)."]
+    assert written["vote3"] == ["`v` is an 8-bit bitwise majority (2-of-3 vote) of `a`, `b`, `c`."]
     assert written["count9"] == ["It has an active-low asynchronous reset `rst_n`, which sets `c` to 9.",
                                  "`c` changes only while `en` is high; with `en` low it holds its value."]
     assert written["loadreg"] == ["`q` changes only while `load` is high; with `load` low it holds its value."]
@@ -157,6 +167,7 @@ def test_written_sentences_read_back_and_are_verified_twice(modules: dict) -> No
 @pytest.mark.parametrize("name, claim", [
     ("pick", Claim("function", ("y", "a"), "2-to-1 multiplexer selected by `{}`")),  # the wrong select
     ("bigger", Claim("function", ("gt", "a", "b"), "6-bit comparator: `{}` < `{}` (unsigned)")),
+    ("vote3", Claim("function", ("v", "a", "b", "c"), "4-bit bitwise majority (2-of-3 vote) of `{}`, `{}`, `{}`")),
     ("count9", Claim("reset_value", ("rst_n", "c"), "0")),  # the reset loads 9
     ("count9", Claim("enable", ("c", "en"), "low")),  # the other level
     ("count9", Claim("enable", ("c", "rst_n"), "high")),  # a reset is no enable
@@ -185,6 +196,15 @@ def test_a_module_that_simulates_unlike_its_netlist_has_its_function_refuted(mod
     assert check(claim, Scope(facts, behaviour=behaviour))
     evidence = FunctionEvidence(module, facts, behaviour)(claim)
     assert evidence.status == "refuted" and "Icarus gives y=" in evidence.reason
+
+
+def test_a_bitwise_vote_that_simulates_unlike_its_netlist_is_refuted(modules: dict) -> None:
+    module, facts, behaviour = modules["stale_vote"]
+    (sentence,) = function_sentences(behaviour)
+    (claim,) = [claim for claim in sentence_claims(sentence) if claim.kind == "function"]
+    assert check(claim, Scope(facts, behaviour=behaviour))
+    evidence = FunctionEvidence(module, facts, behaviour)(claim)
+    assert evidence.status == "refuted" and "Icarus gives v=" in evidence.reason
 
 
 def test_what_it_is_tells_a_latch_and_a_module_without_reset(modules: dict) -> None:

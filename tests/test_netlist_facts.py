@@ -10,7 +10,7 @@ import pytest
 from hdlrl.eda.runner import Limits, ToolRunner
 from hdlrl.eda.toolchain import has_tool
 from hdlrl.errors import HdlrlError
-from hdlrl.hdl.function_kind import recognise
+from hdlrl.hdl.function_kind import recognise, recognise_bitwise
 from hdlrl.hdl.netlist_facts import Enable, NetlistFacts, Reset, TruthTable, netlist_facts, truth_tables
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -254,6 +254,28 @@ def test_no_truth_table_when_too_wide_or_sequential(tmp_path: Path) -> None:
     assert _table(tmp_path / "decoder", _design_rtl("decoder3to8"), "decoder3to8", "y", max_input_bits=3) is None
     tables = truth_tables(_design_rtl("decoder3to8"), "decoder3to8", _runner(tmp_path / "scratch"))
     assert set(tables) == {"y"}  # outputs only, each from the same netlist
+
+
+VOTERS = """
+module voters(input [7:0] a, input [7:0] b, input [7:0] c, output [7:0] vote, output [7:0] odd_bit,
+              output [7:0] parity, output [7:0] crossed);
+  assign vote = (a & b) | (a & c) | (b & c);
+  assign odd_bit = {vote[7:4], a[3] & b[3], vote[2:0]};  // bit 3 is no vote
+  assign parity = a ^ b ^ c;                                // bitwise, but no majority
+  assign crossed = (a & b) | (a & {c[6:0], c[7]}) | (b & c); // bit i reads c[i-1]: not bitwise
+endmodule
+"""
+
+
+@needs_yosys
+def test_a_bitwise_vote_too_wide_to_tabulate_whole_is_recognised_bit_by_bit(tmp_path: Path) -> None:
+    tables = truth_tables([_write(tmp_path, "voters.v", VOTERS)], "voters", _runner(tmp_path / "scratch"), 10)
+    vote = tables["vote"]
+    assert vote is not None and vote.bitwise and vote.inputs == (("a", 8), ("b", 8), ("c", 8))
+    assert vote.value({"a": 0b1100_1010, "b": 0b1010_0110, "c": 0b0110_0011}) == 0b1110_0010
+    assert str(recognise_bitwise(vote)) == "8-bit bitwise majority (2-of-3 vote) of `a`, `b`, `c`"
+    assert tables["odd_bit"] is None and tables["crossed"] is None  # bit 3 differs; bits read other bits
+    assert tables["parity"] is not None and recognise_bitwise(tables["parity"]) is None
 
 
 def _rows(widths: dict[str, int], function) -> list[int]:

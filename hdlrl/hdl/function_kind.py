@@ -2,14 +2,14 @@
 
 A summary that calls a block "a 4-to-1 multiplexer" or "a priority encoder" makes a claim that
 a comment or a port name can suggest wrongly. Here the claim is checked against behaviour: the
-output's truth table is computed from the gate-level netlist (`tabulate`: every input
-assignment at once, one bit-parallel integer per net, so 2^18 rows cost a few big-integer
-operations per gate) and each recogniser checks its function on every row.
+output's truth table is computed from the gate-level netlist (`hdlrl.hdl.truth_table`) and
+each recogniser checks its function on every row.
 
 `recognise` returns a `Function`: `kind` to compare claims against (multiplexer, decoder,
 encoder, priority encoder, adder, subtractor, comparator, parity, population count,
 binary-to-Gray, Gray-to-binary, majority, reduction) and `description` to print
-(`str(function)`), e.g. "4-to-1 multiplexer selected by `s`".
+(`str(function)`), e.g. "4-to-1 multiplexer selected by `s`". `recognise_bitwise` does the
+same for a bitwise table.
 """
 
 from __future__ import annotations
@@ -18,43 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import permutations
 
-_GATES: dict[str, Callable[[dict[str, int], int], int]] = {  # one bit-parallel vector per input port, all-ones mask
-    "$_BUF_": lambda v, m: v["A"],
-    "$_NOT_": lambda v, m: m ^ v["A"],
-    "$_AND_": lambda v, m: v["A"] & v["B"],
-    "$_NAND_": lambda v, m: m ^ (v["A"] & v["B"]),
-    "$_OR_": lambda v, m: v["A"] | v["B"],
-    "$_NOR_": lambda v, m: m ^ (v["A"] | v["B"]),
-    "$_XOR_": lambda v, m: v["A"] ^ v["B"],
-    "$_XNOR_": lambda v, m: m ^ v["A"] ^ v["B"],
-    "$_ANDNOT_": lambda v, m: v["A"] & (m ^ v["B"]),
-    "$_ORNOT_": lambda v, m: v["A"] | (m ^ v["B"]),
-    "$_MUX_": lambda v, m: (v["A"] & (m ^ v["S"])) | (v["B"] & v["S"]),
-    "$_NMUX_": lambda v, m: m ^ ((v["A"] & (m ^ v["S"])) | (v["B"] & v["S"])),
-    "$_AOI3_": lambda v, m: m ^ ((v["A"] & v["B"]) | v["C"]),
-    "$_OAI3_": lambda v, m: m ^ ((v["A"] | v["B"]) & v["C"]),
-    "$_AOI4_": lambda v, m: m ^ ((v["A"] & v["B"]) | (v["C"] & v["D"])),
-    "$_OAI4_": lambda v, m: m ^ ((v["A"] | v["B"]) & (v["C"] | v["D"])),
-}
-
-
-@dataclass(frozen=True)
-class TruthTable:
-    """An output as a function of the input ports in its cone. `rows[i]` is the output for the
-    assignment packed in `i`, the first input in the least significant bits."""
-
-    output: str
-    output_width: int
-    inputs: tuple[tuple[str, int], ...]  # (port, width)
-    rows: tuple[int, ...]
-
-    def value(self, assignment: Mapping[str, int]) -> int:
-        """The output for {port: value}, every input of the table given."""
-        index, shift = 0, 0
-        for name, width in self.inputs:
-            index |= (assignment[name] & ((1 << width) - 1)) << shift
-            shift += width
-        return self.rows[index]
+from hdlrl.hdl.truth_table import TruthTable
 
 
 @dataclass(frozen=True)
@@ -67,94 +31,6 @@ class Function:
 
     def __str__(self) -> str:
         return self.description
-
-
-def cell_drivers(module: dict) -> dict[int, dict]:
-    """The cell driving each bit of a `write_json` module."""
-    return {bit: cell for cell in module["cells"].values() for port, bits in cell["connections"].items()
-            if cell["port_directions"].get(port) == "output" for bit in bits if isinstance(bit, int)}
-
-
-def operand_bits(cell: dict) -> list[int]:
-    """The bits a cell reads (constants left out)."""
-    return [bit for port, bits in cell["connections"].items() if cell["port_directions"].get(port) == "input"
-            for bit in bits if isinstance(bit, int)]
-
-
-def _operands(cell: dict) -> dict[str, int | str]:
-    return {port: bits[0] for port, bits in cell["connections"].items() if cell["port_directions"][port] == "input"}
-
-
-def _pattern(position: int, size: int) -> int:
-    """The vector of input bit `position` over `size` assignments: bit i is bit `position` of i."""
-    span = 1 << position
-    vector, length = ((1 << span) - 1) << span, 2 * span
-    while length < size:
-        vector |= vector << length
-        length *= 2
-    return vector & ((1 << size) - 1)
-
-
-def _evaluate(drivers: dict[int, dict], targets: list[int | str], values: dict[int, int],
-              mask: int) -> list[int] | None:
-    """The vectors of `targets` from the input vectors in `values`; None on a combinational loop.
-    Undriven and x bits count as 0."""
-    constant = {"1": mask}
-    stack, on_path = list(targets), set()
-    while stack:
-        bit = stack[-1]
-        if isinstance(bit, str) or bit in values:
-            stack.pop()
-            continue
-        operands = _operands(drivers[bit]) if bit in drivers else {}
-        pending = [each for each in operands.values() if isinstance(each, int) and each not in values]
-        if pending:
-            if bit in on_path:
-                return None
-            on_path.add(bit)
-            stack.extend(pending)
-            continue
-        vectors = {port: values[each] if isinstance(each, int) else constant.get(each, 0)
-                   for port, each in operands.items()}
-        values[bit] = _GATES[drivers[bit]["type"]](vectors, mask) if bit in drivers else 0
-        stack.pop()
-    return [values[bit] if isinstance(bit, int) else constant.get(bit, 0) for bit in targets]
-
-
-def _cone_inputs(module: dict, drivers: dict[int, dict], targets: list[int | str]) -> list[tuple[str, int]]:
-    """The input ports (name, width) with a bit in the cone of `targets`, in port order."""
-    reached, stack = set(), [bit for bit in targets if isinstance(bit, int)]
-    while stack:
-        bit = stack.pop()
-        if bit not in reached:
-            reached.add(bit)
-            stack += operand_bits(drivers[bit]) if bit in drivers else []
-    return [(name, len(port["bits"])) for name, port in module["ports"].items()
-            if port["direction"] == "input" and reached & set(port["bits"])]
-
-
-def tabulate(module: dict, output: str, max_input_bits: int) -> TruthTable | None:
-    """The truth table of `output` in a gate-level module (`techmap`, then `write_json`); None when the
-    module holds a cell that is no gate (a flip-flop, a latch, a black box), has a loop, or the input
-    ports in the output's cone have more than `max_input_bits` bits."""
-    if any(cell["type"] not in _GATES for cell in module["cells"].values()):
-        return None
-    drivers, targets = cell_drivers(module), module["ports"][output]["bits"]
-    inputs = _cone_inputs(module, drivers, targets)
-    input_bits = [bit for name, _ in inputs for bit in module["ports"][name]["bits"]]
-    if len(input_bits) > max_input_bits:
-        return None
-    size = 1 << len(input_bits)
-    values = {bit: _pattern(position, size) for position, bit in enumerate(input_bits)}
-    vectors = _evaluate(drivers, targets, values, (1 << size) - 1)
-    if vectors is None:
-        return None
-    rows = [0] * size
-    for weight, vector in enumerate(vectors):
-        for index, digit in enumerate(reversed(format(vector, f"0{size}b"))):
-            if digit == "1":
-                rows[index] |= 1 << weight
-    return TruthTable(output, len(targets), tuple(inputs), tuple(rows))
 
 
 class _Table:
@@ -356,6 +232,14 @@ def _population_count(table: _Table) -> Function | None:
 
 _RECOGNISERS = (_multiplexer, _decoder, _encoder, _parity, _majority, _reduction, _arithmetic, _comparator, _gray,
                 _population_count)
+
+
+def recognise_bitwise(table: TruthTable) -> Function | None:
+    """The function a `tabulate_bitwise` table applies to every bit: a 2-of-3 majority vote."""
+    names = ", ".join(f"`{name}`" for name, _ in table.inputs)
+    if len(table.inputs) == 3 and all(row == int(bin(index).count("1") >= 2) for index, row in enumerate(table.rows)):
+        return Function("majority", f"{table.output_width}-bit bitwise majority (2-of-3 vote) of {names}")
+    return None
 
 
 def recognise(table: Sequence[int], input_widths: Mapping[str, int], output_width: int) -> Function | None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hdlrl.eda.runner import ToolRunner
-from hdlrl.hdl.function_kind import TruthTable, tabulate
+from hdlrl.hdl.truth_table import TruthTable, tabulate, tabulate_bitwise
 from hdlrl.hdl.netlist_index import NetlistIndex, number, read_sources, yosys_module
 from hdlrl.hdl.state_machines import StateMachine, read_state_machines
 
@@ -214,9 +214,11 @@ def netlist_facts(sources: list[Path], top: str, runner: ToolRunner, include_dir
 
 def truth_tables(sources: list[Path], top: str, runner: ToolRunner, max_input_bits: int = 10,
                  include_dirs: Iterable[Path] = ()) -> dict[str, TruthTable | None]:
-    """Each output's truth table (`tabulate`) from one gate-level netlist of `top`."""
+    """Each output's truth table (`tabulate`, or `tabulate_bitwise` where the cone is too wide for it)
+    from one gate-level netlist of `top`."""
     commands = [*read_sources(runner, sources, include_dirs), f"hierarchy -check -top {top}", "proc", "flatten",
                 "memory", "opt_clean", "techmap", "opt -fast", "opt_clean"]
     module = yosys_module(runner, sources, commands, top, "netlist_gates.json")
-    return {name: tabulate(module, name, max_input_bits) for name, port in module["ports"].items()
+    return {name: tabulate(module, name, max_input_bits) or tabulate_bitwise(module, name)
+            for name, port in module["ports"].items()
             if port["direction"] == "output"}

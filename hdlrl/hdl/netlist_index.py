@@ -17,7 +17,7 @@ from hdlrl.eda.runner import ToolRunner
 from hdlrl.eda.synth.yosys import read_commands
 from hdlrl.eda.toolchain import require_tool
 from hdlrl.errors import HdlrlError
-from hdlrl.hdl.function_kind import cell_drivers, operand_bits
+from hdlrl.hdl.truth_table import cell_drivers, operand_bits
 
 COPIES_FOLDER = "netlist_sources"
 _SOURCE_LINE = re.compile(r":(\d+)\.")  # the line of a `src` attribute

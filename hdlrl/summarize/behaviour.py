@@ -21,7 +21,7 @@ from pathlib import Path
 
 from hdlrl.eda.runner import Limits, ToolRunner
 from hdlrl.errors import HdlrlError
-from hdlrl.hdl.function_kind import Function, recognise
+from hdlrl.hdl.function_kind import Function, recognise, recognise_bitwise
 from hdlrl.hdl.ir import Module
 from hdlrl.hdl.sources import file_text
 from hdlrl.hdl.facts import ModuleFacts
@@ -186,7 +186,8 @@ def module_behaviour(module: Module, facts: ModuleFacts, sandbox: bool | None = 
         except (HdlrlError, OSError):
             return Behaviour(None)
     functions = {output: function for output, table in tables.items() if table is not None
-                 and (function := recognise(table.rows, dict(table.inputs), table.output_width)) is not None}
+                 and (function := recognise_bitwise(table) if table.bitwise else
+                      recognise(table.rows, dict(table.inputs), table.output_width)) is not None}
     widths = counted_registers(facts, netlist)
     ranges = {name: found for name, trace in traces.items() if (found := range_of(name, trace, widths[name]))}
     return Behaviour(netlist, functions, {output: tables[output] for output in functions}, ranges, memories, outputs)
