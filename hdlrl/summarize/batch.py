@@ -160,9 +160,11 @@ def summarize_module(module: Module, policy: Policy, flow: SummarizeFlow,
     for claim in [*salient_behaviour_facts(facts, behaviour), *resets]:
         independent(claim)  # simulated before the search, so that its time limit is spent on the search alone
 
+    checked_before: dict = {}  # each text's checked claims, shared by the documents the search scores
+
     def score(document):
         return score_document(document, facts, flow.rewards, frozenset(child_behaviours), fluency, independent,
-                              behaviour)
+                              behaviour, checked_before)
 
     search = SummarySearch(policy, module.name, module.source, facts, score, flow.search,
                            {name: row["summary"] for name, row in children.items() if row.get("summary")},

@@ -148,15 +148,25 @@ def score_document(document: Document, facts: ModuleFacts, weights: Weights,
                    child_behaviours: frozenset[str] = frozenset(),
                    fluency: Callable[[str], float] = embedded_fluency,
                    independent: Callable[[Claim], bool | None] | None = None,
-                   behaviour: Behaviour | None = None) -> Scores:
+                   behaviour: Behaviour | None = None,
+                   checked_before: dict[tuple[str, int], list[tuple[Claim, bool]]] | None = None) -> Scores:
     """FC, LCA, fluency and total = (w_fc FC + w_lca LCA + w_fluency fluency) / (w_fc + w_lca + w_fluency).
 
     `independent` re-judges the claims it knows from another source than the facts (a reset, by
     simulation): a claim counts as verified only when both agree. `behaviour`, the netlist's facts,
-    decides the claims written from it (a function, a reset value)."""
-    module_checked = _checked(document.summary, Scope(facts, None, child_behaviours, behaviour), independent)
-    block_checked = [_checked(text, Scope(facts, block, behaviour=behaviour), independent)
-                     for block, text in zip(facts.blocks, document.blocks, strict=True)]
+    decides the claims written from it (a function, a reset value). `checked_before` keeps each
+    text's checked claims by (text, block index; -1 for the module summary) between the calls for
+    one module, whose documents share most of their sentences."""
+    memo = {} if checked_before is None else checked_before
+
+    def checked(text: str, position: int, scope: Scope) -> list[tuple[Claim, bool]]:
+        if (text, position) not in memo:
+            memo[text, position] = _checked(text, scope, independent)
+        return memo[text, position]
+
+    module_checked = checked(document.summary, -1, Scope(facts, None, child_behaviours, behaviour))
+    block_checked = [checked(text, position, Scope(facts, block, behaviour=behaviour))
+                     for position, (block, text) in enumerate(zip(facts.blocks, document.blocks, strict=True))]
     checked = module_checked + [pair for pairs in block_checked for pair in pairs]
     fc = functional_correctness(checked)
     lca = local_content_adequacy(facts, {claim for claim, verified in module_checked if verified},
