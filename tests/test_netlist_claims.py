@@ -20,10 +20,11 @@ from hdlrl.summarize.data_evidence import DataPathEvidence
 from hdlrl.summarize.document import Document
 from hdlrl.summarize.enable_evidence import EnableEvidence
 from hdlrl.summarize.prompt import SummaryState, summary_user_prompt
+from hdlrl.summarize.flip_flop_evidence import FlipFlopEvidence
 from hdlrl.summarize.function_evidence import FunctionEvidence
 from hdlrl.summarize.reset_evidence import ResetEvidence
-from hdlrl.summarize.spec_sentences import (count_sentences, data_path_sentences, enable_sentences, function_sentences,
-                                            reset_sentences, spec_opening, what_it_is)
+from hdlrl.summarize.spec_sentences import (count_sentences, data_path_sentences, enable_sentences, flip_flop_sentences,
+                                            function_sentences, reset_sentences, spec_opening, what_it_is)
 
 MODULES = """module pick(input [3:0] a, input [3:0] b, input s, output [3:0] y);
   assign y = s ? b : a;
@@ -85,6 +86,24 @@ module stale_vote(input [7:0] a, input [7:0] b, input [7:0] c, output reg [7:0] 
   always @(a) v = (a & b) | (b & c) | (a & c);  // Icarus updates v only when a changes
 endmodule
 
+module jk(input clk, input rst, input j, input k, output reg q);
+  always @(posedge clk)
+    if (rst) q <= 1'b0;
+    else case ({j, k}) 2'b01: q <= 1'b0; 2'b10: q <= 1'b1; 2'b11: q <= ~q; default: q <= q; endcase
+endmodule
+
+module tog(input clk, input rst_n, input t, output reg q);
+  always @(posedge clk or negedge rst_n) if (!rst_n) q <= 1'b0; else if (t) q <= !q;
+endmodule
+
+module sr_reset_wins(input clk, input s, input r, output reg q);
+  always @(posedge clk) if (r) q <= 1'b0; else if (s) q <= 1'b1;
+endmodule
+
+module two_inputs(input clk, input a, input b, output reg q);
+  always @(posedge clk) q <= a & ~b;  // reads two inputs, but no flip-flop kind: it never holds
+endmodule
+
 module shifter(input clk, input si, output so);
   reg [3:0] stages;
   always @(posedge clk) stages <= {stages[2:0], si};
@@ -118,6 +137,8 @@ def _verdicts(modules: dict, name: str, claim: Claim) -> tuple[bool, str | None]
         status = EnableEvidence(module, facts, behaviour)(claim).status
     elif claim.kind == "data_path":
         status = DataPathEvidence(module, facts, behaviour)(claim).status
+    elif claim.kind == "flip_flop":
+        status = FlipFlopEvidence(module, facts, behaviour)(claim).status
     elif claim.kind == "count_range":
         status = CountEvidence(module, facts, behaviour.netlist)(claim).status
     elif claim.kind == "reset_value":
@@ -141,6 +162,7 @@ def test_written_sentences_read_back_and_are_verified_twice(modules: dict) -> No
         "shifter": [what_it_is(modules["shifter"][1], modules["shifter"][2])],
         "shift_right": data_path_sentences(modules["shift_right"][1], modules["shift_right"][2]),
         "dff_en": [what_it_is(modules["dff_en"][1], modules["dff_en"][2])],
+        **{name: flip_flop_sentences(modules[name][1], modules[name][2]) for name in ("jk", "tog", "sr_reset_wins")},
     }
     assert written["pick"] == ["`y` is a 2-to-1 multiplexer selected by `s`."]
     assert written["bigger"] == ["`gt` is a 6-bit comparator: `a` > `b` (unsigned)."]
@@ -156,9 +178,15 @@ def test_written_sentences_read_back_and_are_verified_twice(modules: dict) -> No
                                       "into bit 5."]
     assert written["dff_en"] == ["`dff_en` is a 4-bit register: `q` takes the value of `d` at each rising edge "
                                  "of `clk`."]
+    assert written["jk"] == ["`q` is a JK flip-flop on `j` and `k`: both low hold it, `j` alone sets it, `k` alone "
+                             "clears it, and both high toggle it."]
+    assert written["tog"] == ["`q` is a T flip-flop on `t`: it toggles while `t` is high and holds while `t` is low."]
+    assert written["sr_reset_wins"] == ["`q` is an SR flip-flop on `s` and `r`: `s` sets it, `r` clears it, and `r` "
+                                        "wins when both are high."]
+    assert modules["two_inputs"][2].flip_flops == {}
     for name, sentences in written.items():
-        netlist_claims = [claim for claim in _claims(sentences)
-                          if claim.kind in ("function", "reset_value", "enable", "count_range", "data_path")]
+        netlist_claims = [claim for claim in _claims(sentences) if claim.kind in (
+            "function", "reset_value", "enable", "count_range", "data_path", "flip_flop")]
         assert netlist_claims, name
         for claim in netlist_claims:
             assert _verdicts(modules, name, claim) == (True, "verified"), (name, claim)
@@ -168,6 +196,11 @@ def test_written_sentences_read_back_and_are_verified_twice(modules: dict) -> No
     ("pick", Claim("function", ("y", "a"), "2-to-1 multiplexer selected by `{}`")),  # the wrong select
     ("bigger", Claim("function", ("gt", "a", "b"), "6-bit comparator: `{}` < `{}` (unsigned)")),
     ("vote3", Claim("function", ("v", "a", "b", "c"), "4-bit bitwise majority (2-of-3 vote) of `{}`, `{}`, `{}`")),
+    ("jk", Claim("flip_flop", ("q", "k", "j"), "JK")),  # J and K swapped
+    ("jk", Claim("flip_flop", ("q", "j", "k"), "SR set wins")),  # both high toggle, not set
+    ("tog", Claim("flip_flop", ("q", "rst_n"), "T")),  # the reset is no toggle
+    ("sr_reset_wins", Claim("flip_flop", ("q", "s", "r"), "SR set wins")),
+    ("two_inputs", Claim("flip_flop", ("q", "a", "b"), "SR reset wins")),
     ("count9", Claim("reset_value", ("rst_n", "c"), "0")),  # the reset loads 9
     ("count9", Claim("enable", ("c", "en"), "low")),  # the other level
     ("count9", Claim("enable", ("c", "rst_n"), "high")),  # a reset is no enable
@@ -196,6 +229,17 @@ def test_a_module_that_simulates_unlike_its_netlist_has_its_function_refuted(mod
     assert check(claim, Scope(facts, behaviour=behaviour))
     evidence = FunctionEvidence(module, facts, behaviour)(claim)
     assert evidence.status == "refuted" and "Icarus gives y=" in evidence.reason
+
+
+@pytest.mark.parametrize("name, claim", [
+    ("jk", Claim("flip_flop", ("q", "k", "j"), "JK")),
+    ("sr_reset_wins", Claim("flip_flop", ("q", "s", "r"), "SR set wins")),
+    ("two_inputs", Claim("flip_flop", ("q", "a", "b"), "SR reset wins")),
+])
+def test_the_simulation_alone_refutes_a_false_flip_flop_kind(modules: dict, name: str, claim: Claim) -> None:
+    module, facts, behaviour = modules[name]
+    evidence = FlipFlopEvidence(module, facts, behaviour)(claim)
+    assert evidence.status == "refuted", evidence
 
 
 def test_a_bitwise_vote_that_simulates_unlike_its_netlist_is_refuted(modules: dict) -> None:

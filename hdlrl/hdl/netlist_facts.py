@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hdlrl.eda.runner import ToolRunner
-from hdlrl.hdl.truth_table import TruthTable, tabulate, tabulate_bitwise
+from hdlrl.hdl.truth_table import TruthTable, next_state_tables, tabulate, tabulate_bitwise
 from hdlrl.hdl.netlist_index import NetlistIndex, number, read_sources, yosys_module
 from hdlrl.hdl.state_machines import StateMachine, read_state_machines
 
@@ -222,3 +222,12 @@ def truth_tables(sources: list[Path], top: str, runner: ToolRunner, max_input_bi
     return {name: tabulate(module, name, max_input_bits) or tabulate_bitwise(module, name)
             for name, port in module["ports"].items()
             if port["direction"] == "output"}
+
+
+def next_state_truth_tables(sources: list[Path], top: str, runner: ToolRunner,
+                            include_dirs: Iterable[Path] = ()) -> dict[str, TruthTable]:
+    """Each one-bit register's next value as a truth table (`next_state_tables`), from a gate-level
+    netlist made without `opt_dff`, so that resets and enables stay in the table."""
+    commands = [*read_sources(runner, sources, include_dirs), f"hierarchy -check -top {top}", "proc", "flatten",
+                "opt_clean", "techmap", "opt_clean"]
+    return next_state_tables(yosys_module(runner, sources, commands, top, "netlist_next_state.json"))

@@ -172,3 +172,47 @@ def tabulate_bitwise(module: dict, output: str, max_inputs: int = 4) -> TruthTab
         return None
     rows = tuple((vectors[0] >> index) & 1 for index in range(size))
     return TruthTable(output, len(targets), tuple(inputs), rows, bitwise=True)
+
+
+def next_state_tables(module: dict, max_input_bits: int = 6) -> dict[str, TruthTable]:
+    """Each one-bit register's next value as a truth table of itself and the input ports it reads,
+    from a netlist whose flip-flops hold their resets and enables in their D logic (`proc` and
+    `techmap` without `opt_dff`): the table a flip-flop's kind (D, T, JK, SR) is read from. A
+    register whose D logic reads another register, or more than `max_input_bits` bits, has none."""
+    drivers, tables = cell_drivers(module), {}
+    port_bits = {bit: name for name, port in module["ports"].items() if port["direction"] == "input"
+                 for bit in port["bits"]}
+    for cell in module["cells"].values():
+        if not cell["type"].startswith("$_DFF_"):
+            continue
+        (state,), (data,) = cell["connections"]["Q"], cell["connections"]["D"]
+        name = next((net for net, entry in module["netnames"].items()
+                     if entry["bits"] == [state] and not entry.get("hide_name")), None)
+        if name is None or not isinstance(data, int):
+            continue
+        leaves, stack, seen = {state}, [data], set()
+        while stack:  # the D logic down to the register itself and the input ports
+            bit = stack.pop()
+            if bit in seen or bit == state:
+                continue
+            seen.add(bit)
+            if bit in port_bits:
+                leaves.add(bit)
+            elif bit in drivers and drivers[bit]["type"] in _GATES:
+                stack += operand_bits(drivers[bit])
+            elif bit in drivers:
+                break  # another register or a black box
+        else:
+            ports = [(port, len(module["ports"][port]["bits"])) for port in dict.fromkeys(
+                port_bits[bit] for bit in sorted(leaves - {state}))]
+            inputs = [(name, 1), *ports]
+            bits = [state, *(bit for port, _ in ports for bit in module["ports"][port]["bits"])]
+            if len(bits) > max_input_bits:
+                continue
+            size = 1 << len(bits)
+            values = {bit: _pattern(position, size) for position, bit in enumerate(bits)}
+            (vector,) = _evaluate(drivers, [data], values, (1 << size) - 1) or (None,)
+            if vector is not None:
+                tables[name] = TruthTable(name, 1, tuple(inputs),
+                                          tuple((vector >> index) & 1 for index in range(size)))
+    return tables

@@ -21,16 +21,18 @@ from pathlib import Path
 
 from hdlrl.eda.runner import Limits, ToolRunner
 from hdlrl.errors import HdlrlError
+from hdlrl.hdl.flip_flop_kind import FlipFlop, recognise_flip_flop
 from hdlrl.hdl.function_kind import Function, recognise, recognise_bitwise
 from hdlrl.hdl.ir import Module
 from hdlrl.hdl.sources import file_text
 from hdlrl.hdl.facts import ModuleFacts
 from hdlrl.hdl.memory_ports import MemoryPorts, memory_ports
-from hdlrl.hdl.netlist_facts import NetlistFacts, TruthTable, netlist_facts, truth_tables
+from hdlrl.hdl.netlist_facts import NetlistFacts, TruthTable, netlist_facts, next_state_truth_tables, truth_tables
 from hdlrl.hdl.state_machines import state_outputs
 from hdlrl.summarize.counting import CountRange, counted_registers, range_of, yosys_traces
 
 MAX_TABLE_INPUT_BITS = 18  # the widest cone tabulated; 262,144 rows
+MAX_FLIP_FLOPS = 2  # a module of at most this many one-bit registers has their kinds read (T, JK, SR)
 _LIMITS = Limits(time_s=20.0, memory_mb=2048)
 _IDENTIFIER = re.compile(r"`([^`]+)`")
 
@@ -84,6 +86,7 @@ class Behaviour:
     memories: tuple[MemoryPorts, ...] = ()  # each memory with the write and read ports a summary can name
     state_outputs: dict[str, tuple[str, dict[int, int]]] = field(default_factory=dict)  # Moore output -> (state
     #                                                         register, {encoding: its value})
+    flip_flops: dict[str, FlipFlop] = field(default_factory=dict)  # one-bit register -> its kind (T, JK, SR)
 
     @property
     def stores(self) -> bool:
@@ -183,11 +186,18 @@ def module_behaviour(module: Module, facts: ModuleFacts, sandbox: bool | None = 
             outputs = state_outputs(runner, [source], module.name, netlist.state_machines, [
                 port.name for port in facts.ports if port.direction == "output" and port.width == 1]
                                     ) if netlist.state_machines else {}
+            one_bit = netlist.registers and all(register.width == 1 for register in netlist.registers) and len(
+                {register.name for register in netlist.registers}) <= MAX_FLIP_FLOPS
+            next_states = next_state_truth_tables([source], module.name, runner) if one_bit else {}
         except (HdlrlError, OSError):
             return Behaviour(None)
+    resets = {reset.signal: reset.active_high for reset in netlist.resets if reset.module_input}
+    flip_flops = {name: found for name, table in next_states.items()
+                  if (found := recognise_flip_flop(table, resets)) is not None}
     functions = {output: function for output, table in tables.items() if table is not None
                  and (function := recognise_bitwise(table) if table.bitwise else
                       recognise(table.rows, dict(table.inputs), table.output_width)) is not None}
     widths = counted_registers(facts, netlist)
     ranges = {name: found for name, trace in traces.items() if (found := range_of(name, trace, widths[name]))}
-    return Behaviour(netlist, functions, {output: tables[output] for output in functions}, ranges, memories, outputs)
+    return Behaviour(netlist, functions, {output: tables[output] for output in functions}, ranges, memories, outputs,
+                     flip_flops)

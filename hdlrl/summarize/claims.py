@@ -75,6 +75,8 @@ _COUNT_RANGE = re.compile(rf"{_ID.format('name')}\s+counts\s+(?P<direction>up|do
 _LOAD = re.compile(rf"{_ID.format('name')}\s+takes\s+the\s+value\s+of\s+{_ID.format('source')}", re.IGNORECASE)
 _SHIFT = re.compile(rf"{_ID.format('name')}\s+shifts\s+(?P<direction>left|right)\s+by\s+one\s+bit\b[^.;]*?\btaking\s+"
                     rf"{_ID.format('source')}", re.IGNORECASE)
+_FLIP_FLOP = re.compile(rf"{_ID.format('name')}\s+is\s+an?\s+(?P<kind>T|JK|SR)\s+flip-flop\s+on\s+{_ID.format('first')}"
+                        rf"(?:\s+and\s+{_ID.format('second')})?(?:[^.;]*?{_ID.format('winner')}\s+wins\b)?")
 _MEMORY_WRITE = re.compile(rf"\bwrite stores {_ID.format('data')} in {_ID.format('memory')} at address "
                            rf"{_ID.format('address')} on (?:the|each|every) (?P<edge>rising|falling) edge of "
                            rf"{_ID.format('clock')}(?: while {_ID.format('enable')} is (?P<level>high|low))?", re.IGNORECASE)
@@ -218,6 +220,12 @@ def sentence_claims(sentence: str) -> tuple[Claim, ...]:
     if match := _BLOCK_KIND.match(sentence):
         kind = match.group("kind").lower().replace("-", " ")
         claims.append(Claim("block_kind", (), _BLOCK_KIND_NAMES.get(kind, kind)))
+    for match in _FLIP_FLOP.finditer(sentence):
+        inputs = tuple(name for name in (match.group("first"), match.group("second")) if name)
+        kind = match.group("kind")
+        if kind == "SR" and match.group("winner"):
+            kind += " set wins" if match.group("winner") == inputs[0] else " reset wins"
+        claims.append(Claim("flip_flop", (match.group("name"), *inputs), kind))
     claims += [Claim("data_path", (match.group("name"), match.group("source")), "load")
                for match in _LOAD.finditer(sentence)]
     claims += [Claim("data_path", (match.group("name"), match.group("source")), match.group("direction").lower())

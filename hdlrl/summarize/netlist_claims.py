@@ -11,13 +11,14 @@ from __future__ import annotations
 import re
 
 from hdlrl.hdl.facts import ModuleFacts
+from hdlrl.hdl.flip_flop_kind import FlipFlop
 from hdlrl.hdl.memory_ports import MemoryPorts, ReadPort, WritePort
 from hdlrl.summarize.behaviour import Behaviour, DataPath, RegisterEnable, function_claim
 from hdlrl.summarize.claim import Claim
 from hdlrl.summarize.counting import claim_value
 from hdlrl.summarize.state_changes import NamedChange, StateOutput, named_changes, named_outputs
 
-NETLIST_KINDS = ("function", "reset_value", "no_reset", "latch", "enable", "count_range", "data_path",
+NETLIST_KINDS = ("function", "reset_value", "no_reset", "latch", "enable", "count_range", "data_path", "flip_flop",
                  "memory_write", "memory_read", "transition_when", "state_output")
 LISTED_KINDS = ("memory_write", "memory_read", "transition_when", "state_output")  # see `listed_claims`
 _SIMPLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
@@ -57,6 +58,10 @@ def data_path_claim(path: DataPath) -> Claim:
     return Claim("data_path", (path.register, path.source), path.shift or "load")
 
 
+def flip_flop_claim(flip_flop: FlipFlop) -> Claim:
+    return Claim("flip_flop", (flip_flop.register, *flip_flop.inputs), flip_flop.kind)
+
+
 def listed_claims(kind: str, facts: ModuleFacts, behaviour: Behaviour) -> list[Claim]:
     """Every true claim of one of `LISTED_KINDS`: the netlist lists them one by one (each memory
     port, each change of state with a condition, each output of the state alone)."""
@@ -92,6 +97,9 @@ def check_netlist_claim(claim: Claim, facts: ModuleFacts, behaviour: Behaviour |
                                                       if path.register == register), None)
         return any(port.name == source and port.direction == "input" and port.width == width for port in facts.ports) \
             and claim in map(data_path_claim, behaviour.data_paths)
+    if claim.kind == "flip_flop":  # its inputs one-bit input ports
+        return all(any(port.name == name and port.direction == "input" and port.width == 1 for port in facts.ports)
+                   for name in claim.names[1:]) and claim in map(flip_flop_claim, behaviour.flip_flops.values())
     if claim.kind in LISTED_KINDS:
         return claim in listed_claims(claim.kind, facts, behaviour)
     if claim.kind == "count_range":

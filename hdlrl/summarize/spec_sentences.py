@@ -13,8 +13,8 @@ from hdlrl.hdl.facts import ModuleFacts
 from hdlrl.summarize.behaviour import Behaviour, DataPath, ResetValue
 from hdlrl.summarize.claim import Claim, reset_claim
 from hdlrl.summarize.claims import Scope, check
-from hdlrl.summarize.netlist_claims import (data_path_claim, enable_claim, memory_read_claim, memory_write_claim,
-                                            state_output_claim, transition_when_claim)
+from hdlrl.summarize.netlist_claims import (data_path_claim, enable_claim, flip_flop_claim, memory_read_claim,
+                                            memory_write_claim, state_output_claim, transition_when_claim)
 from hdlrl.summarize.state_changes import named_changes, named_outputs, state_names
 from hdlrl.summarize.counting import stimulus
 
@@ -109,6 +109,26 @@ def data_path_sentences(facts: ModuleFacts, behaviour: Behaviour | None, paths: 
             end = 0 if path.shift == "left" else path.width - 1
             out.append(f"`{path.register}` shifts {path.shift} by one bit{edge}, taking `{path.source}` "
                        f"into bit {end}.")
+    return out
+
+
+def flip_flop_sentences(facts: ModuleFacts, behaviour: Behaviour | None) -> list[str]:
+    """Each one-bit register that is a T, JK or SR flip-flop, with its characteristic table in words."""
+    out = []
+    for flip_flop in behaviour.flip_flops.values() if behaviour is not None else ():
+        if not check(flip_flop_claim(flip_flop), Scope(facts, behaviour=behaviour)):
+            continue
+        register, inputs = flip_flop.register, flip_flop.inputs
+        if flip_flop.kind == "T":
+            out.append(f"`{register}` is a T flip-flop on `{inputs[0]}`: it toggles while `{inputs[0]}` is high and "
+                       f"holds while `{inputs[0]}` is low.")
+        elif flip_flop.kind == "JK":
+            out.append(f"`{register}` is a JK flip-flop on `{inputs[0]}` and `{inputs[1]}`: both low hold it, "
+                       f"`{inputs[0]}` alone sets it, `{inputs[1]}` alone clears it, and both high toggle it.")
+        else:
+            winner = inputs[0] if flip_flop.kind == "SR set wins" else inputs[1]
+            out.append(f"`{register}` is an SR flip-flop on `{inputs[0]}` and `{inputs[1]}`: `{inputs[0]}` sets it, "
+                       f"`{inputs[1]}` clears it, and `{winner}` wins when both are high.")
     return out
 
 
@@ -225,6 +245,7 @@ def spec_opening(facts: ModuleFacts, behaviour: Behaviour | None) -> list[str]:
     overview, functions = what_it_is(facts, behaviour), function_sentences(behaviour)
     opening = [*functions, overview] if facts.combinational else [overview, *functions]
     opening += [sentence for sentence in data_path_sentences(facts, behaviour) if sentence not in overview]
+    opening += flip_flop_sentences(facts, behaviour)
     return [*opening, *(sentence for write in (state_machine_sentences, memory_sentences, reset_sentences,
                                                enable_sentences, count_sentences)
                         for sentence in write(facts, behaviour))]
