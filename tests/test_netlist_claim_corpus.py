@@ -18,6 +18,7 @@ from hdlrl.summarize.count_evidence import CountEvidence
 from hdlrl.summarize.data_evidence import DataPathEvidence
 from hdlrl.summarize.enable_evidence import EnableEvidence
 from hdlrl.summarize.fsm_evidence import StateChangeEvidence
+from hdlrl.summarize.flip_flop_evidence import FlipFlopEvidence
 from hdlrl.summarize.function_evidence import FunctionEvidence
 from hdlrl.summarize.memory_evidence import MemoryEvidence
 from hdlrl.summarize.reset_evidence import ResetEvidence
@@ -37,6 +38,14 @@ def _seeded(claim: Claim, widths: dict[str, int | None]) -> list[Claim]:
         return [Claim("reset_value", claim.names, str((int(claim.value) + 1) % (1 << width)))]
     if claim.kind == "enable":
         return [Claim("enable", claim.names, "low" if claim.value == "high" else "high")]
+    if claim.kind == "count_range" and claim.value.startswith("cycle "):  # a cycle one state shorter or longer
+        length = int(claim.value.split()[1])
+        return [Claim("count_range", claim.names, f"cycle {length + step}") for step in (-1, 1)]
+    if claim.kind == "flip_flop":  # its inputs the other way round, and another kind
+        other = {"T": "JK", "JK": "SR set wins", "SR set wins": "SR reset wins", "SR reset wins": "JK"}[claim.value]
+        register, *inputs = claim.names
+        swapped = [Claim("flip_flop", (register, *inputs[::-1]), claim.value)] if len(inputs) > 1 else []
+        return [*swapped, Claim("flip_flop", claim.names, other)]
     if claim.kind == "count_range":
         direction, start, end, after = claim.value.split()
         return [Claim("count_range", claim.names, f"{direction} {start} {int(end) - 1} {after}"),
@@ -79,6 +88,7 @@ def test_every_netlist_claim_is_verified_twice_and_every_seeded_variant_flagged(
                       "enable": EnableEvidence(module, facts, behaviour),
                       "count_range": CountEvidence(module, facts, behaviour.netlist),
                       "data_path": DataPathEvidence(module, facts, behaviour),
+                      "flip_flop": FlipFlopEvidence(module, facts, behaviour),
                       "memory_write": (memories := MemoryEvidence(module, facts, behaviour)), "memory_read": memories,
                       "transition_when": (changes := StateChangeEvidence(module, facts, behaviour)),
                       "state_output": changes,

@@ -15,7 +15,7 @@ from hdlrl.summarize.claim import Claim
 from hdlrl.summarize.claims import Scope, check, sentence_claims
 from hdlrl.summarize.compose_policy import compress_candidates
 from hdlrl.summarize.count_evidence import CountEvidence
-from hdlrl.summarize.counting import claim_value, range_of
+from hdlrl.summarize.counting import claim_value, count_of, range_of
 from hdlrl.summarize.data_evidence import DataPathEvidence
 from hdlrl.summarize.document import Document
 from hdlrl.summarize.enable_evidence import EnableEvidence
@@ -104,6 +104,14 @@ module two_inputs(input clk, input a, input b, output reg q);
   always @(posedge clk) q <= a & ~b;  // reads two inputs, but no flip-flop kind: it never holds
 endmodule
 
+module lfsr4(input clk, input rst, output reg [3:0] q);
+  always @(posedge clk) if (rst) q <= 4'd1; else q <= {q[2:0], q[3] ^ q[2]};  // x^4 + x^3 + 1: 15 states
+endmodule
+
+module johnson4(input clk, input rst_n, input hold, output reg [3:0] j);
+  always @(posedge clk or negedge rst_n) if (!rst_n) j <= 4'd0; else if (!hold) j <= {j[2:0], ~j[3]};
+endmodule
+
 module shifter(input clk, input si, output so);
   reg [3:0] stages;
   always @(posedge clk) stages <= {stages[2:0], si};
@@ -163,6 +171,7 @@ def test_written_sentences_read_back_and_are_verified_twice(modules: dict) -> No
         "shift_right": data_path_sentences(modules["shift_right"][1], modules["shift_right"][2]),
         "dff_en": [what_it_is(modules["dff_en"][1], modules["dff_en"][2])],
         **{name: flip_flop_sentences(modules[name][1], modules[name][2]) for name in ("jk", "tog", "sr_reset_wins")},
+        **{name: count_sentences(modules[name][1], modules[name][2]) for name in ("lfsr4", "johnson4")},
     }
     assert written["pick"] == ["`y` is a 2-to-1 multiplexer selected by `s`."]
     assert written["bigger"] == ["`gt` is a 6-bit comparator: `a` > `b` (unsigned)."]
@@ -184,6 +193,9 @@ def test_written_sentences_read_back_and_are_verified_twice(modules: dict) -> No
     assert written["sr_reset_wins"] == ["`q` is an SR flip-flop on `s` and `r`: `s` sets it, `r` clears it, and `r` "
                                         "wins when both are high."]
     assert modules["two_inputs"][2].flip_flops == {}
+    assert written["lfsr4"] == ["`q` cycles through 15 distinct states from its reset value before repeating."]
+    assert written["johnson4"] == ["With `hold` low, `j` cycles through 8 distinct states from its reset value before "
+                                   "repeating."]
     for name, sentences in written.items():
         netlist_claims = [claim for claim in _claims(sentences) if claim.kind in (
             "function", "reset_value", "enable", "count_range", "data_path", "flip_flop")]
@@ -201,6 +213,9 @@ def test_written_sentences_read_back_and_are_verified_twice(modules: dict) -> No
     ("tog", Claim("flip_flop", ("q", "rst_n"), "T")),  # the reset is no toggle
     ("sr_reset_wins", Claim("flip_flop", ("q", "s", "r"), "SR set wins")),
     ("two_inputs", Claim("flip_flop", ("q", "a", "b"), "SR reset wins")),
+    ("lfsr4", Claim("count_range", ("q",), "cycle 16")),  # never 0
+    ("johnson4", Claim("count_range", ("j",), "cycle 4")),
+    ("johnson4", Claim("count_range", ("j",), "up 0 7 0")),
     ("count9", Claim("reset_value", ("rst_n", "c"), "0")),  # the reset loads 9
     ("count9", Claim("enable", ("c", "en"), "low")),  # the other level
     ("count9", Claim("enable", ("c", "rst_n"), "high")),  # a reset is no enable
@@ -284,6 +299,20 @@ def test_a_language_model_is_shown_the_netlist_behaviour(modules: dict) -> None:
 def test_a_count_range_is_a_run_of_steps_that_stays_or_repeats(trace: list[int], width: int, expected: str | None,
                                                              ) -> None:
     found = range_of("c", trace, width)
+    assert (claim_value(found) if found else None) == expected
+
+
+@pytest.mark.parametrize("trace, expected", [
+    ([1, 1, 2, 4, 8, 1, 2, 4, 8, 1], "cycle 4"),  # a ring counter, from its reset value
+    ([0, 1, 3, 7, 15, 14, 12, 8, 0, 1, 3], "cycle 8"),  # a Johnson counter
+    ([0, 0, 1, 2, 3, 0, 1, 2, 3], "up 0 3 0"),  # a count is a range, not a cycle
+    ([5, 2, 1, 0, 0, 0], None),  # a shift register filling with zeros settles
+    ([6, 1, 2, 4, 1, 2, 4], None),  # repeats, but not from where it started
+    ([1, 4, 1, 4], None),  # two values: too few to call a cycle
+    ([1, 3, 2, 1, 3, 7], None),  # breaks its cycle
+])
+def test_a_register_that_counts_by_other_steps_has_a_cycle(trace: list[int], expected: str | None) -> None:
+    found = count_of("c", trace, 4)
     assert (claim_value(found) if found else None) == expected
 
 

@@ -29,7 +29,7 @@ from hdlrl.hdl.facts import ModuleFacts
 from hdlrl.hdl.memory_ports import MemoryPorts, memory_ports
 from hdlrl.hdl.netlist_facts import NetlistFacts, TruthTable, netlist_facts, next_state_truth_tables, truth_tables
 from hdlrl.hdl.state_machines import state_outputs
-from hdlrl.summarize.counting import CountRange, counted_registers, range_of, yosys_traces
+from hdlrl.summarize.counting import CountRange, CycleLength, count_of, counted_registers, yosys_traces
 
 MAX_TABLE_INPUT_BITS = 18  # the widest cone tabulated; 262,144 rows
 MAX_FLIP_FLOPS = 2  # a module of at most this many one-bit registers has their kinds read (T, JK, SR)
@@ -82,7 +82,8 @@ class Behaviour:
     netlist: NetlistFacts | None
     functions: dict[str, Function] = field(default_factory=dict)  # output -> its recognised function
     tables: dict[str, TruthTable] = field(default_factory=dict)  # output -> the table it was recognised from
-    count_ranges: dict[str, CountRange] = field(default_factory=dict)  # register -> its range under `stimulus`
+    count_ranges: dict[str, CountRange | CycleLength] = field(default_factory=dict)  # register -> its range or
+    #                                                                                    cycle under `stimulus`
     memories: tuple[MemoryPorts, ...] = ()  # each memory with the write and read ports a summary can name
     state_outputs: dict[str, tuple[str, dict[int, int]]] = field(default_factory=dict)  # Moore output -> (state
     #                                                         register, {encoding: its value})
@@ -198,6 +199,6 @@ def module_behaviour(module: Module, facts: ModuleFacts, sandbox: bool | None = 
                  and (function := recognise_bitwise(table) if table.bitwise else
                       recognise(table.rows, dict(table.inputs), table.output_width)) is not None}
     widths = counted_registers(facts, netlist)
-    ranges = {name: found for name, trace in traces.items() if (found := range_of(name, trace, widths[name]))}
+    ranges = {name: found for name, trace in traces.items() if (found := count_of(name, trace, widths[name]))}
     return Behaviour(netlist, functions, {output: tables[output] for output in functions}, ranges, memories, outputs,
                      flip_flops)

@@ -72,6 +72,7 @@ _ENABLE = re.compile(rf"(?P<list>{_LIST})\s+changes?\s+only\s+while\s+{_ID.forma
                      re.IGNORECASE)
 _COUNT_RANGE = re.compile(rf"{_ID.format('name')}\s+counts\s+(?P<direction>up|down)\s+from\s+(?P<start>\d+)\s+to\s+"
                           rf"(?P<end>\d+),?\s+then\s+(?:wraps\s+to\s+(?P<after>\d+)|stays\s+at\s+\d+)", re.IGNORECASE)
+_COUNT_CYCLE = re.compile(rf"{_ID.format('name')}\s+cycles\s+through\s+(?P<length>\d+)\s+distinct\s+states\b")
 _LOAD = re.compile(rf"{_ID.format('name')}\s+takes\s+the\s+value\s+of\s+{_ID.format('source')}", re.IGNORECASE)
 _SHIFT = re.compile(rf"{_ID.format('name')}\s+shifts\s+(?P<direction>left|right)\s+by\s+one\s+bit\b[^.;]*?\btaking\s+"
                     rf"{_ID.format('source')}", re.IGNORECASE)
@@ -160,6 +161,8 @@ def sentence_claims(sentence: str) -> tuple[Claim, ...]:
     ranges = [Claim("count_range", (match.group("name"),), " ".join([
         match.group("direction").lower(), match.group("start"), match.group("end"), match.group("after") or "stays"]))
         for match in _COUNT_RANGE.finditer(sentence)]
+    ranges += [Claim("count_range", (match.group("name"),), f"cycle {match.group('length')}")
+               for match in _COUNT_CYCLE.finditer(sentence)]
     for match in _COUNTER.finditer(sentence):
         name = match.group("name") or match.group("name2")
         if not any(claim.names[0] == name for claim in ranges):  # a range says more, and is checked apart

@@ -2,7 +2,8 @@
 
 A range is written from the netlist (`hdlrl.summarize.counting`); here the module runs alone on
 Icarus with the same stimulus (every reset held, then released; enables active; every other
-input 0) and the trace must give the same range.
+input 0) and the trace must give the same range, or the same cycle for a register that counts
+by other steps (an LFSR).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from hdlrl.hdl.facts import ModuleFacts
 from hdlrl.hdl.ir import Module
 from hdlrl.hdl.netlist_facts import NetlistFacts
 from hdlrl.summarize.claim import Claim
-from hdlrl.summarize.counting import RESET_CYCLES, claim_value, counted_registers, range_of, stimulus
+from hdlrl.summarize.counting import RESET_CYCLES, claim_value, count_of, counted_registers, stimulus
 from hdlrl.summarize.reset_evidence import Evidence, simulate_phases, watched_registers
 
 
@@ -39,7 +40,8 @@ class CountEvidence:
             return Evidence("unverified", self.samples)
         trace = [int(bits, 2) if set(bits) <= {"0", "1"} else None
                  for phase in "RC" for bits in self.samples.get((phase, register), [])]
-        found = range_of(register, trace, widths[register])
+        found = count_of(register, trace, widths[register])
         if found is None or claim_value(found) != claim.value:
-            return Evidence("refuted", f"on Icarus {found.sentence() if found else f'{register} never turns'}")
+            shown = found.sentence() if found else f"{register} neither turns nor cycles"
+            return Evidence("refuted", f"on Icarus {shown}")
         return Evidence("verified", f"on Icarus too, {found.sentence()}")

@@ -6,7 +6,9 @@ simulator (`sim`) on the module's netlist and checked on Icarus with the same st
 reset held for `RESET_CYCLES` then released, the counter's enable held active, every other
 input held at 0, for one cycle more than the counter can count. Both traces must give the
 same range (`hdlrl.summarize.count_evidence`); a counter that does not turn within them (it
-waits for another input) has none.
+waits for another input) has none. A register that steps by other than one (an LFSR, a ring or a
+Johnson counter) is described by its cycle instead: how many values it goes through from its
+reset value before it repeats them.
 """
 
 from __future__ import annotations
@@ -38,6 +40,39 @@ class CountRange:
     def sentence(self) -> str:
         turn = f"then wraps to {self.after}" if self.after is not None else f"then stays at {self.end}"
         return f"`{self.register}` counts {self.direction} from {self.start} to {self.end}, {turn}."
+
+
+@dataclass(frozen=True)
+class CycleLength:
+    """A register that, from the value its reset left, goes through `length` distinct values and
+    then repeats them, but not by steps of one: an LFSR, a ring or a Johnson counter."""
+
+    register: str
+    length: int
+
+    def sentence(self) -> str:
+        return f"`{self.register}` cycles through {self.length} distinct states from its reset value before repeating."
+
+
+def count_of(register: str, trace: list[int | None], width: int) -> CountRange | CycleLength | None:
+    """What a trace shows the register counting: a range (`range_of`), else a cycle (`cycle_of`)."""
+    return range_of(register, trace, width) or cycle_of(register, trace)
+
+
+def cycle_of(register: str, trace: list[int | None]) -> CycleLength | None:
+    """The cycle a trace shows from its first settled value: the first repeat is of that value, at
+    least three distinct values come before it, and every later value repeats the one a cycle
+    earlier. None when it settles elsewhere first (a shift register filling with zeros) or never
+    repeats within the trace."""
+    values = [value for value in trace if value is not None]
+    while len(values) > 1 and values[0] == values[1]:
+        values.pop(0)  # the reset held
+    length = next((index for index, value in enumerate(values) if value in values[:index]), None)
+    if length is None or length < 3 or values[length] != values[0]:
+        return None
+    if any(values[index] != values[index - length] for index in range(length, len(values))):
+        return None
+    return CycleLength(register, length)
 
 
 def range_of(register: str, trace: list[int | None], width: int) -> CountRange | None:
@@ -147,6 +182,8 @@ def _vcd_values(text: str, registers: list[str]) -> dict[str, list[int | None]]:
     return traces
 
 
-def claim_value(found: CountRange) -> str:
-    """The value of a count_range claim: "up 0 15 0", or "up 0 7 stays"."""
+def claim_value(found: CountRange | CycleLength) -> str:
+    """The value of a count_range claim: "up 0 15 0", "up 0 7 stays", or "cycle 31"."""
+    if isinstance(found, CycleLength):
+        return f"cycle {found.length}"
     return f"{found.direction} {found.start} {found.end} {'stays' if found.after is None else found.after}"
