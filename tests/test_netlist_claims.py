@@ -38,6 +38,11 @@ module bigger(input [5:0] a, input [5:0] b, output gt);
   assign gt = a > b;
 endmodule
 
+module rom4(input [2:0] a, output reg [5:0] d);
+  always @* case (a) 3'd0: d = 6'd7; 3'd1: d = 6'd12; 3'd2: d = 6'd40; 3'd3: d = 6'd3;
+                     3'd4: d = 6'd63; 3'd5: d = 6'd9; 3'd6: d = 6'd21; default: d = 6'd30; endcase
+endmodule
+
 module count9(input clk, input rst_n, input en, input [3:0] unused, output reg [3:0] c);
   always @(posedge clk or negedge rst_n)
     if (!rst_n) c <= 4'd9;
@@ -162,6 +167,7 @@ def test_written_sentences_read_back_and_are_verified_twice(modules: dict) -> No
         "pick": function_sentences(modules["pick"][2]),
         "bigger": function_sentences(modules["bigger"][2]),
         "vote3": function_sentences(modules["vote3"][2]),
+        "rom4": function_sentences(modules["rom4"][2]),
         "count9": reset_sentences(modules["count9"][1], modules["count9"][2])
         + enable_sentences(modules["count9"][1], modules["count9"][2]),
         "loadreg": enable_sentences(modules["loadreg"][1], modules["loadreg"][2]),
@@ -175,6 +181,7 @@ def test_written_sentences_read_back_and_are_verified_twice(modules: dict) -> No
     }
     assert written["pick"] == ["`y` is a 2-to-1 multiplexer selected by `s`."]
     assert written["bigger"] == ["`gt` is a 6-bit comparator: `a` > `b` (unsigned)."]
+    assert written["rom4"] == ["`d` is an 8-entry lookup table (ROM) addressed by `a`, its 6-bit entries from 3 to 63."]
     assert written["vote3"] == ["`v` is an 8-bit bitwise majority (2-of-3 vote) of `a`, `b`, `c`."]
     assert written["count9"] == ["It has an active-low asynchronous reset `rst_n`, which sets `c` to 9.",
                                  "`c` changes only while `en` is high; with `en` low it holds its value."]
@@ -208,6 +215,8 @@ def test_written_sentences_read_back_and_are_verified_twice(modules: dict) -> No
     ("pick", Claim("function", ("y", "a"), "2-to-1 multiplexer selected by `{}`")),  # the wrong select
     ("bigger", Claim("function", ("gt", "a", "b"), "6-bit comparator: `{}` < `{}` (unsigned)")),
     ("vote3", Claim("function", ("v", "a", "b", "c"), "4-bit bitwise majority (2-of-3 vote) of `{}`, `{}`, `{}`")),
+    ("rom4", Claim("function", ("d", "a"), "8-entry lookup table (ROM) addressed by `{}`, its 6-bit entries from 0 "
+                                           "to 63")),  # its least entry is 3
     ("jk", Claim("flip_flop", ("q", "k", "j"), "JK")),  # J and K swapped
     ("jk", Claim("flip_flop", ("q", "j", "k"), "SR set wins")),  # both high toggle, not set
     ("tog", Claim("flip_flop", ("q", "rst_n"), "T")),  # the reset is no toggle

@@ -239,12 +239,12 @@ def test_priority_encoder_truth_table(tmp_path: Path) -> None:
 
 
 @needs_yosys
-def test_comparator_and_unrecognised_tables(tmp_path: Path) -> None:
+def test_comparator_and_a_table_of_constants(tmp_path: Path) -> None:
     table = _table(tmp_path / "comparator", [TUNING_RTL / "mag_comp8.v"], "mag_comp8", "a_gt_b", max_input_bits=16)
     assert str(recognise(table.rows, dict(table.inputs), 1)) == "8-bit comparator: `a` > `b` (unsigned)"
     squares = _table(tmp_path / "rom", [TUNING_RTL / "squares_rom.v"], "squares_rom", "sq")
     assert squares.value({"n": 13}) == 169
-    assert recognise(squares.rows, dict(squares.inputs), squares.output_width) is None
+    assert recognise(squares.rows, dict(squares.inputs), squares.output_width).kind == "lookup table"  # no formula
 
 
 @needs_yosys
@@ -301,6 +301,9 @@ def _rows(widths: dict[str, int], function) -> list[int]:
      "majority of 5 input bits"),
     ({"d": 4}, 2, lambda d: {1: 0, 2: 1, 4: 2, 8: 3}.get(d, 0), "4-to-2 encoder (one-hot to binary) of `d`"),
     ({"s": 1, "a": 2, "b": 2}, 2, lambda s, a, b: a & b if s else a | b, None),
+    ({"n": 4}, 8, lambda n: n * n, "16-entry lookup table (ROM) addressed by `n`, its 8-bit entries from 0 to 225"),
+    ({"n": 3}, 2, lambda n: n % 2, None),  # two values only: no table worth naming
+    ({"a": 2, "b": 2}, 3, lambda a, b: (3 * a + b) % 7, None),  # two inputs: no ROM
 ])
 def test_recognise_from_tables(widths: dict[str, int], output_width: int, function, expected: str | None) -> None:
     found = recognise(_rows(widths, function), widths, output_width)

@@ -7,7 +7,7 @@ each recogniser checks its function on every row.
 
 `recognise` returns a `Function`: `kind` to compare claims against (multiplexer, decoder,
 encoder, priority encoder, adder, subtractor, comparator, parity, population count,
-binary-to-Gray, Gray-to-binary, majority, reduction) and `description` to print
+binary-to-Gray, Gray-to-binary, majority, reduction, lookup table) and `description` to print
 (`str(function)`), e.g. "4-to-1 multiplexer selected by `s`". `recognise_bitwise` does the
 same for a bitwise table.
 """
@@ -230,8 +230,19 @@ def _population_count(table: _Table) -> Function | None:
     return Function("population count", f"population count of {table.bits} input bits")
 
 
+def _lookup_table(table: _Table) -> Function | None:
+    """Any other function of one small input: a table of constants it addresses (a ROM), told by
+    its size and the range of its entries; the last recogniser, as every function of one input is one."""
+    if len(table.widths) != 1 or not 2 <= table.bits <= 8 or table.output_width < 2 or len(set(table.rows)) < 3:
+        return None
+    name = next(iter(table.widths))
+    return Function("lookup table", f"{len(table.rows)}-entry lookup table (ROM) addressed by `{name}`, its "
+                    f"{table.output_width}-bit entries from {min(table.rows)} to {max(table.rows)}",
+                    (("address", name),))
+
+
 _RECOGNISERS = (_multiplexer, _decoder, _encoder, _parity, _majority, _reduction, _arithmetic, _comparator, _gray,
-                _population_count)
+                _population_count, _lookup_table)
 
 
 def recognise_bitwise(table: TruthTable) -> Function | None:

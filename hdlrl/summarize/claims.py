@@ -86,6 +86,7 @@ _MEMORY_READ = re.compile(rf"\breads are (?P<timing>synchronous|asynchronous): {
                           re.IGNORECASE)
 _NO_RESET = re.compile(r"\b(?:there is|it has|has|with) no reset\b", re.IGNORECASE)
 _FUNCTION_WORDS = r"multiplexer|decoder|encoder|adder|subtractor|comparator|parity|majority|population count|Gray|" \
+                  r"lookup table|" \
                   r"(?:AND|OR|NAND|NOR) of all"
 _FUNCTION = re.compile(rf"{_ID.format('name')}\s+is\s+(?:a|an|the)\s+(?P<text>[^;]*?(?:{_FUNCTION_WORDS})[^;]*?)\.?$")
 _RESET_VALUE = re.compile(rf"\breset\s+{_ID.format('name')},?\s+(?:which\s+)?(?:clears|sets|loads)\s+(?P<list>{_LIST})"
