@@ -49,6 +49,27 @@ def test_every_design_module_is_summarised_without_hallucination(design_rows):
     assert mean_lca >= 0.9
 
 
+def test_a_variable_local_to_a_task_is_no_hallucination(tmp_path: Path) -> None:
+    # a testbench's task assigns locals it never reads; its block summary names them, and they exist
+    path = tmp_path / "bench.v"
+    path.write_text("""module bench;
+  reg clk;
+  reg [7:0] data;
+  task send;
+    input [7:0] value;
+    reg started, finished;
+    begin
+      started = 1; data = value; #1 clk = 1; #1 clk = 0; finished = 1;
+    end
+  endtask
+  initial begin send(8'h5a); $finish; end
+endmodule
+""")
+    (row,) = summarize_file(path)
+    assert {"started", "finished"} <= module_facts(read_source(path)[0][0]).identifiers
+    assert row["hallucinated"] == [] and "`finished`" in " ".join(block["summary"] for block in row["blocks"])
+
+
 def test_search_never_loses_to_the_single_shot_and_wins_on_the_mean(design_rows):
     for row in design_rows:
         assert row["scores"]["total"] >= row["single_shot"]["total"], row["module"]

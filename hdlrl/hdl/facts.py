@@ -356,7 +356,7 @@ def module_facts(module: Module) -> ModuleFacts:
     identifiers = {module.name, *widths, *parameters, *(name for child in children for name in child)}
     identifiers |= {block.name for block in every_block if block.name}
     identifiers |= {connection.name for block in every_block for connection in block.connections if connection.name}
-    identifiers |= {name for block in flat for name in block.reads}
+    identifiers |= {name for block in flat for name in (*block.reads, *block.targets)}  # a task's locals too
     return ModuleFacts(
         name=module.name,
         ports=tuple(PortFacts(port.name, port.direction, port.width, port.signed) for port in module.ports),
