@@ -232,8 +232,9 @@ def _population_count(table: _Table) -> Function | None:
 
 def _lookup_table(table: _Table) -> Function | None:
     """Any other function of one small input: a table of constants it addresses (a ROM), told by
-    its size and the range of its entries; the last recogniser, as every function of one input is one."""
-    if len(table.widths) != 1 or not 2 <= table.bits <= 8 or table.output_width < 2 or len(set(table.rows)) < 3:
+    its size and the range of its entries; the last recogniser, as every function of one input is one.
+    Up to 64 entries: a wider input (an instruction) is decoded, not looked up, in a spec's words."""
+    if len(table.widths) != 1 or not 2 <= table.bits <= 6 or table.output_width < 2 or len(set(table.rows)) < 3:
         return None
     name = next(iter(table.widths))
     return Function("lookup table", f"{len(table.rows)}-entry lookup table (ROM) addressed by `{name}`, its "
