@@ -30,17 +30,23 @@ class FlipFlop:
     inputs: tuple[str, ...]
 
 
-_EQUATIONS: dict[str, Callable[..., int]] = {  # (Q, inputs in the kind's order) -> Q+
-    "T": lambda q, t: q ^ t,
-    "JK": lambda q, j, k: (j & (1 - q)) | ((1 - k) & q),
-    "SR set wins": lambda q, s, r: s | ((1 - r) & q),
-    "SR reset wins": lambda q, s, r: (1 - r) & (s | q),
+@dataclass(frozen=True)
+class _Kind:
+    inputs: int  # how many inputs the equation reads besides Q
+    equation: Callable[..., int]  # (Q, the inputs in the kind's order) -> Q+
+
+
+_KINDS: dict[str, _Kind] = {
+    "T": _Kind(1, lambda q, t: q ^ t),
+    "JK": _Kind(2, lambda q, j, k: (j & (1 - q)) | ((1 - k) & q)),
+    "SR set wins": _Kind(2, lambda q, s, r: s | ((1 - r) & q)),
+    "SR reset wins": _Kind(2, lambda q, s, r: (1 - r) & (s | q)),
 }
 
 
 def characteristic(kind: str) -> Callable[..., int] | None:
     """Q+ as a function of (Q, the inputs in the kind's order), for a kind `FlipFlop` names."""
-    return _EQUATIONS.get(kind)
+    return _KINDS[kind].equation if kind in _KINDS else None
 
 
 def recognise_flip_flop(table: TruthTable, resets: Mapping[str, bool]) -> FlipFlop | None:
@@ -60,10 +66,10 @@ def _recognise(table: TruthTable, resets: Mapping[str, bool]) -> FlipFlop | None
         values = {name: (index >> position) & 1 for position, (name, _) in enumerate(table.inputs)}
         if all(values[name] != int(level) for name, level in resets.items() if name in values):
             rows.append((values[register[0]], values, next_value))
-    for kind, equation in _EQUATIONS.items():
-        arity = equation.__code__.co_argcount - 1
-        orders = [controls] if arity == 1 else [controls, controls[::-1]]
-        for order in orders if len(controls) == arity else []:
-            if all(equation(q, *(values[name] for name in order)) == next_value for q, values, next_value in rows):
+    for kind, entry in _KINDS.items():
+        orders = [controls] if entry.inputs == 1 else [controls, controls[::-1]]
+        for order in orders if len(controls) == entry.inputs else []:
+            if all(entry.equation(q, *(values[name] for name in order)) == next_value
+                   for q, values, next_value in rows):
                 return FlipFlop(register[0], kind, tuple(order))
     return None

@@ -108,14 +108,15 @@ def _evaluate(drivers: dict[int, dict], targets: list[int | str], values: dict[i
     return [values[bit] if isinstance(bit, int) else constant.get(bit, 0) for bit in targets]
 
 
-def _cone(drivers: dict[int, dict], targets: list[int | str]) -> set[int]:
-    """Every bit `targets` depend on through the cells, themselves included."""
+def _cone(drivers: dict[int, dict], targets: list[int | str], stops: frozenset[int] = frozenset()) -> set[int]:
+    """Every bit `targets` depend on through the cells, themselves included; a bit in `stops`
+    is reached but what drives it is not followed."""
     reached, stack = set(), [bit for bit in targets if isinstance(bit, int)]
     while stack:
         bit = stack.pop()
         if bit not in reached:
             reached.add(bit)
-            stack += operand_bits(drivers[bit]) if bit in drivers else []
+            stack += operand_bits(drivers[bit]) if bit in drivers and bit not in stops else []
     return reached
 
 
@@ -190,29 +191,19 @@ def next_state_tables(module: dict, max_input_bits: int = 6) -> dict[str, TruthT
                      if entry["bits"] == [state] and not entry.get("hide_name")), None)
         if name is None or not isinstance(data, int):
             continue
-        leaves, stack, seen = {state}, [data], set()
-        while stack:  # the D logic down to the register itself and the input ports
-            bit = stack.pop()
-            if bit in seen or bit == state:
-                continue
-            seen.add(bit)
-            if bit in port_bits:
-                leaves.add(bit)
-            elif bit in drivers and drivers[bit]["type"] in _GATES:
-                stack += operand_bits(drivers[bit])
-            elif bit in drivers:
-                break  # another register or a black box
-        else:
-            ports = [(port, len(module["ports"][port]["bits"])) for port in dict.fromkeys(
-                port_bits[bit] for bit in sorted(leaves - {state}))]
-            inputs = [(name, 1), *ports]
-            bits = [state, *(bit for port, _ in ports for bit in module["ports"][port]["bits"])]
-            if len(bits) > max_input_bits:
-                continue
-            size = 1 << len(bits)
-            values = {bit: _pattern(position, size) for position, bit in enumerate(bits)}
-            (vector,) = _evaluate(drivers, [data], values, (1 << size) - 1) or (None,)
-            if vector is not None:
-                tables[name] = TruthTable(name, 1, tuple(inputs),
-                                          tuple((vector >> index) & 1 for index in range(size)))
+        cone = _cone(drivers, [data], stops=frozenset({state}))
+        if any(drivers[bit]["type"] not in _GATES for bit in cone - {state} if bit in drivers):
+            continue  # its D logic reads another register or a black box
+        ports = [(port, len(module["ports"][port]["bits"]))
+                 for port in dict.fromkeys(port_bits[bit] for bit in sorted(cone) if bit in port_bits)]
+        inputs = [(name, 1), *ports]
+        bits = [state, *(bit for port, _ in ports for bit in module["ports"][port]["bits"])]
+        if len(bits) > max_input_bits:
+            continue
+        size = 1 << len(bits)
+        values = {bit: _pattern(position, size) for position, bit in enumerate(bits)}
+        (vector,) = _evaluate(drivers, [data], values, (1 << size) - 1) or (None,)
+        if vector is not None:
+            tables[name] = TruthTable(name, 1, tuple(inputs),
+                                      tuple((vector >> index) & 1 for index in range(size)))
     return tables
