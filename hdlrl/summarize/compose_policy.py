@@ -109,10 +109,10 @@ def block_candidates(block: BlockFacts, behaviour: Behaviour | None = None) -> l
 
 
 def _interface(facts: ModuleFacts, style: str) -> list[str]:
-    """The ports (with widths) and the parameters with their defaults."""
+    """The ports (with widths, one bit left unsaid as a spec leaves it) and the parameters with their defaults."""
     def listed(direction: str) -> str:
         ports = [port for port in facts.ports if port.direction == direction]
-        return ", ".join(f"`{port.name}`" + (f" ({port.width} bit{'s' if port.width != 1 else ''})" if port.width else "")
+        return ", ".join(f"`{port.name}`" + (f" ({port.width} bits)" if port.width and port.width != 1 else "")
                          for port in ports)
 
     groups = [(direction, listed(direction)) for direction in ("input", "output", "inout")]
@@ -130,11 +130,12 @@ def _interface(facts: ModuleFacts, style: str) -> list[str]:
     return sentences_out
 
 
-def _structure(facts: ModuleFacts) -> list[str]:
+def _structure(facts: ModuleFacts, opening: str) -> list[str]:
+    """The memories, state machines and instances, less those the opening already names."""
     out = [f"It holds a memory `{memory.name}` of {memory.depth} words" + (f" of {memory.width} bits" if memory.width else "") + "."
-           for memory in facts.memories if memory.depth]
+           for memory in facts.memories if memory.depth and f"memory `{memory.name}`" not in opening]
     out += [f"It contains a state machine with {len(machine.states)} states in `{machine.register}`."
-            for machine in facts.state_machines]
+            for machine in facts.state_machines if f"states in `{machine.register}`" not in opening]
     out += [f"It instantiates `{module}` as `{instance}`." for module, instance in facts.children]
     return out
 
@@ -150,9 +151,10 @@ def module_candidates(facts: ModuleFacts, document: Document, behaviour: Behavio
     for style in ("list", "sentence"):
         interface = _interface(facts, style)
         for opening in (spec, [overview]):
+            structure = _structure(facts, " ".join(opening))
             candidates.append(" ".join([*opening, *interface]))
-            candidates.append(" ".join([*opening, *interface, *_structure(facts), *behaviours]))
-            candidates.append(" ".join([*opening, *interface, *_structure(facts), *gist]))
+            candidates.append(" ".join([*opening, *interface, *structure, *behaviours]))
+            candidates.append(" ".join([*opening, *interface, *structure, *gist]))
     return list(dict.fromkeys(candidates))
 
 
