@@ -1,7 +1,7 @@
 """The seeded corpus of netlist claims (issue 22): on every project module, each behaviour claim a
 summary should state (a function, a data path, a reset value, an enable, a counter range, a
 memory's write and read ports, the inputs a change of state waits for, an output of the state
-alone) is
+alone, a status flag) is
 verified by the facts and by simulation, and each seeded false variant of it is flagged."""
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from hdlrl.summarize.count_evidence import CountEvidence
 from hdlrl.summarize.data_evidence import DataPathEvidence
 from hdlrl.summarize.enable_evidence import EnableEvidence
 from hdlrl.summarize.fsm_evidence import StateChangeEvidence
+from hdlrl.summarize.flag_evidence import FlagEvidence
 from hdlrl.summarize.flip_flop_evidence import FlipFlopEvidence
 from hdlrl.summarize.function_evidence import FunctionEvidence
 from hdlrl.summarize.memory_evidence import MemoryEvidence
@@ -46,6 +47,13 @@ def _seeded(claim: Claim, widths: dict[str, int | None]) -> list[Claim]:
         register, *inputs = claim.names
         swapped = [Claim("flip_flop", (register, *inputs[::-1]), claim.value)] if len(inputs) > 1 else []
         return [*swapped, Claim("flip_flop", claim.names, other)]
+    if claim.kind == "flag":  # another value; the other level; the input at the other level
+        when, value, *level = claim.value.split()
+        variants = [f"{when} {int(value) + 1}"] if value.isdigit() else []
+        variants.append(f"{'unless' if when == 'when' else 'when'} {value} {' '.join(level)}".strip())
+        if level:
+            variants.append(f"{when} {value} {'low' if level == ['high'] else 'high'}")
+        return [Claim("flag", claim.names, variant) for variant in variants]
     if claim.kind == "count_range":
         direction, start, end, after = claim.value.split()
         return [Claim("count_range", claim.names, f"{direction} {start} {int(end) - 1} {after}"),
@@ -89,6 +97,7 @@ def test_every_netlist_claim_is_verified_twice_and_every_seeded_variant_flagged(
                       "count_range": CountEvidence(module, facts, behaviour.netlist),
                       "data_path": DataPathEvidence(module, facts, behaviour),
                       "flip_flop": FlipFlopEvidence(module, facts, behaviour),
+                      "flag": FlagEvidence(module, facts, behaviour),
                       "memory_write": (memories := MemoryEvidence(module, facts, behaviour)), "memory_read": memories,
                       "transition_when": (changes := StateChangeEvidence(module, facts, behaviour)),
                       "state_output": changes,

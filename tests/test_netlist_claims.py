@@ -1,5 +1,6 @@
 """Claims written from the netlist (issue 22): what a module is (a function from its truth table),
-its reset values, its enables, its counters' ranges, what its registers load and its latches.
+its reset values, its enables, its counters' ranges, what its registers load, its status flags
+and its latches.
 Each sentence the writer makes reads back as the claims it came from, the facts verify them,
 and a simulation on Icarus agrees; seeded false claims, and a module that simulates
 differently from how it synthesises, are not verified."""
@@ -20,11 +21,13 @@ from hdlrl.summarize.data_evidence import DataPathEvidence
 from hdlrl.summarize.document import Document
 from hdlrl.summarize.enable_evidence import EnableEvidence
 from hdlrl.summarize.prompt import SummaryState, summary_user_prompt
+from hdlrl.summarize.flag_evidence import FlagEvidence
 from hdlrl.summarize.flip_flop_evidence import FlipFlopEvidence
 from hdlrl.summarize.function_evidence import FunctionEvidence
 from hdlrl.summarize.reset_evidence import ResetEvidence
-from hdlrl.summarize.spec_sentences import (count_sentences, data_path_sentences, enable_sentences, flip_flop_sentences,
-                                            function_sentences, reset_sentences, spec_opening, what_it_is)
+from hdlrl.summarize.spec_sentences import (count_sentences, data_path_sentences, enable_sentences, flag_sentences,
+                                            flip_flop_sentences, function_sentences, reset_sentences, spec_opening,
+                                            what_it_is)
 
 MODULES = """module pick(input [3:0] a, input [3:0] b, input s, output [3:0] y);
   assign y = s ? b : a;
@@ -117,6 +120,17 @@ module johnson4(input clk, input rst_n, input hold, output reg [3:0] j);
   always @(posedge clk or negedge rst_n) if (!rst_n) j <= 4'd0; else if (!hold) j <= {j[2:0], ~j[3]};
 endmodule
 
+module flags(input clk, input rst, input en, output reg [3:0] c, output zero, output last);
+  always @(posedge clk) if (rst) c <= 4'd0; else if (en) c <= c + 4'd1;
+  assign zero = c == 4'd0;
+  assign last = en && c == 4'd11;
+endmodule
+
+module stale_flag(input clk, input rst, input en, output reg [3:0] c, output reg zero);
+  always @(posedge clk) if (rst) c <= 4'd0; else if (en) c <= c + 4'd1;
+  always @(en) zero = c == 4'd0;  // Icarus updates zero only when en changes; Yosys reads a comparator
+endmodule
+
 module shifter(input clk, input si, output so);
   reg [3:0] stages;
   always @(posedge clk) stages <= {stages[2:0], si};
@@ -152,6 +166,8 @@ def _verdicts(modules: dict, name: str, claim: Claim) -> tuple[bool, str | None]
         status = DataPathEvidence(module, facts, behaviour)(claim).status
     elif claim.kind == "flip_flop":
         status = FlipFlopEvidence(module, facts, behaviour)(claim).status
+    elif claim.kind == "flag":
+        status = FlagEvidence(module, facts, behaviour)(claim).status
     elif claim.kind == "count_range":
         status = CountEvidence(module, facts, behaviour.netlist)(claim).status
     elif claim.kind == "reset_value":
@@ -178,6 +194,7 @@ def test_written_sentences_read_back_and_are_verified_twice(modules: dict) -> No
         "dff_en": [what_it_is(modules["dff_en"][1], modules["dff_en"][2])],
         **{name: flip_flop_sentences(modules[name][1], modules[name][2]) for name in ("jk", "tog", "sr_reset_wins")},
         **{name: count_sentences(modules[name][1], modules[name][2]) for name in ("lfsr4", "johnson4")},
+        "flags": flag_sentences(modules["flags"][1], modules["flags"][2]),
     }
     assert written["pick"] == ["`y` is a 2-to-1 multiplexer selected by `s`."]
     assert written["bigger"] == ["`gt` is a 6-bit comparator: `a` > `b` (unsigned)."]
@@ -203,9 +220,10 @@ def test_written_sentences_read_back_and_are_verified_twice(modules: dict) -> No
     assert written["lfsr4"] == ["`q` cycles through 15 distinct states from its reset value before repeating."]
     assert written["johnson4"] == ["With `hold` low, `j` cycles through 8 distinct states from its reset value before "
                                    "repeating."]
+    assert written["flags"] == ["`zero` is high when `c` is 0.", "`last` is high when `c` is 11 and `en` is high."]
     for name, sentences in written.items():
         netlist_claims = [claim for claim in _claims(sentences) if claim.kind in (
-            "function", "reset_value", "enable", "count_range", "data_path", "flip_flop")]
+            "function", "reset_value", "enable", "count_range", "data_path", "flip_flop", "flag")]
         assert netlist_claims, name
         for claim in netlist_claims:
             assert _verdicts(modules, name, claim) == (True, "verified"), (name, claim)
@@ -240,6 +258,10 @@ def test_written_sentences_read_back_and_are_verified_twice(modules: dict) -> No
     ("shift_right", Claim("data_path", ("r", "sin"), "load")),
     ("dff_en", Claim("data_path", ("q", "en"), "load")),
     ("loadreg", Claim("data_path", ("q", "load"), "left")),
+    ("flags", Claim("flag", ("zero", "c"), "when 1")),  # another value
+    ("flags", Claim("flag", ("zero", "c"), "unless 0")),  # the other level
+    ("flags", Claim("flag", ("last", "c", "en"), "when 11 low")),  # the input at the other level
+    ("flags", Claim("flag", ("last", "c"), "when 11")),  # the input left out
 ])
 def test_seeded_false_netlist_claims_are_not_verified(modules: dict, name: str, claim: Claim) -> None:
     verified, status = _verdicts(modules, name, claim)
@@ -264,6 +286,26 @@ def test_the_simulation_alone_refutes_a_false_flip_flop_kind(modules: dict, name
     module, facts, behaviour = modules[name]
     evidence = FlipFlopEvidence(module, facts, behaviour)(claim)
     assert evidence.status == "refuted", evidence
+
+
+@pytest.mark.parametrize("claim", [
+    Claim("flag", ("zero", "c"), "when 1"),
+    Claim("flag", ("last", "c", "en"), "when 11 low"),
+    Claim("flag", ("last", "c"), "when 11"),
+])
+def test_the_simulation_alone_refutes_a_false_flag(modules: dict, claim: Claim) -> None:
+    module, facts, behaviour = modules["flags"]
+    evidence = FlagEvidence(module, facts, behaviour)(claim)
+    assert evidence.status == "refuted", evidence
+
+
+def test_a_flag_that_simulates_unlike_its_netlist_is_refuted(modules: dict) -> None:
+    module, facts, behaviour = modules["stale_flag"]
+    (sentence,) = flag_sentences(facts, behaviour)
+    (claim,) = [claim for claim in sentence_claims(sentence) if claim.kind == "flag"]
+    assert check(claim, Scope(facts, behaviour=behaviour))
+    evidence = FlagEvidence(module, facts, behaviour)(claim)
+    assert evidence.status == "refuted" and "zero was" in evidence.reason
 
 
 def test_a_bitwise_vote_that_simulates_unlike_its_netlist_is_refuted(modules: dict) -> None:

@@ -12,11 +12,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from hdlrl.eda.runner import ToolRunner
-from hdlrl.hdl.truth_table import TruthTable, next_state_tables, tabulate, tabulate_bitwise
+from hdlrl.hdl.truth_table import TruthTable, tabulate, tabulate_bitwise
 from hdlrl.hdl.netlist_index import NetlistIndex, number, read_sources, yosys_module
 from hdlrl.hdl.state_machines import StateMachine, read_state_machines
 
@@ -106,6 +106,9 @@ class NetlistFacts:
     latches: tuple[Latch, ...]
     resets: tuple[ResetSignal, ...]
     state_machines: tuple[StateMachine, ...]
+    # The elaborated design mapped to gates and flip-flops, resets and enables still in the D logic
+    # (`proc`, `techmap`, no `opt_dff`): what truth tables of next states and flags are read from.
+    gate_level: dict | None = field(default=None, repr=False, compare=False)
 
     def register(self, name: str) -> Register | None:
         return next((register for register in self.registers if register.name == name), None)
@@ -196,20 +199,25 @@ def _reset_signals(netlist: NetlistIndex, registers: Iterable[Register]) -> tupl
 
 
 def netlist_facts(sources: list[Path], top: str, runner: ToolRunner, include_dirs: Iterable[Path] = (),
-                  state_machines: bool = True) -> NetlistFacts:
-    """The registers, latches, resets and (unless not asked for) state machines of `top`, from Yosys's netlist."""
+                  state_machines: bool = True, gate_level: bool = False) -> NetlistFacts:
+    """The registers, latches, resets and (unless not asked for) state machines of `top`, from Yosys's
+    netlist; with `gate_level`, also that netlist mapped to gates, from the same Yosys run."""
     commands = [*read_sources(runner, sources, include_dirs), f"hierarchy -check -top {top}", "proc", "flatten",
                 "opt_expr -mux_bool", "opt_clean", "design -save elaborated", "opt_dff", "opt_clean",
-                "write_json netlist_registers.json", "design -load elaborated", "opt -nodffe -nosdff"]
+                "write_json netlist_registers.json"]
+    if gate_level:
+        commands += ["design -load elaborated", "techmap", "opt_clean", "write_json netlist_gate_level.json"]
+    commands += ["design -load elaborated", "opt -nodffe -nosdff"]
     elaborated = yosys_module(runner, sources, commands, top, "netlist_elaborated.json")
     netlist = NetlistIndex(json.loads((runner.scratch / "netlist_registers.json").read_text())["modules"][top])
+    gates = json.loads((runner.scratch / "netlist_gate_level.json").read_text())["modules"][top] if gate_level else None
     registers, latches = _read_storage(netlist)
     sync_resets: dict[str, list[tuple[str, bool]]] = {}
     for register in registers:
         sync_resets.setdefault(register.name, []).extend(
             (reset.signal, reset.active_high) for reset in register.resets if not reset.asynchronous)
     machines = read_state_machines(runner, sources, top, elaborated, sync_resets) if state_machines else ()
-    return NetlistFacts(top, registers, latches, _reset_signals(netlist, registers), machines)
+    return NetlistFacts(top, registers, latches, _reset_signals(netlist, registers), machines, gates)
 
 
 def truth_tables(sources: list[Path], top: str, runner: ToolRunner, max_input_bits: int = 10,
@@ -222,12 +230,3 @@ def truth_tables(sources: list[Path], top: str, runner: ToolRunner, max_input_bi
     return {name: tabulate(module, name, max_input_bits) or tabulate_bitwise(module, name)
             for name, port in module["ports"].items()
             if port["direction"] == "output"}
-
-
-def next_state_truth_tables(sources: list[Path], top: str, runner: ToolRunner,
-                            include_dirs: Iterable[Path] = ()) -> dict[str, TruthTable]:
-    """Each one-bit register's next value as a truth table (`next_state_tables`), from a gate-level
-    netlist made without `opt_dff`, so that resets and enables stay in the table."""
-    commands = [*read_sources(runner, sources, include_dirs), f"hierarchy -check -top {top}", "proc", "flatten",
-                "opt_clean", "techmap", "opt_clean"]
-    return next_state_tables(yosys_module(runner, sources, commands, top, "netlist_next_state.json"))

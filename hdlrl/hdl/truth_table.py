@@ -207,3 +207,40 @@ def next_state_tables(module: dict, max_input_bits: int = 6) -> dict[str, TruthT
             tables[name] = TruthTable(name, 1, tuple(inputs),
                                       tuple((vector >> index) & 1 for index in range(size)))
     return tables
+
+
+def register_output_tables(module: dict, max_register_bits: int = 8) -> dict[str, TruthTable]:
+    """Each one-bit output that is combinational logic of one register and at most one one-bit
+    input port (a counter's `zero`, a FIFO's `full`), as a truth table of the register's value
+    (first) and that input, from a gate-level netlist with flip-flops (`techmap`). An output whose
+    cone reads two registers, a wider input, or a register over `max_register_bits` has none."""
+    drivers = cell_drivers(module)
+    state_bits = {bit for cell in module["cells"].values() if cell["type"].startswith("$_DFF_")
+                  for bit in cell["connections"]["Q"] if isinstance(bit, int)}
+    port_bits = {bit: (name, len(port["bits"])) for name, port in module["ports"].items()
+                 if port["direction"] == "input" for bit in port["bits"]}
+    registers = sorted((entry.get("hide_name", 0), len(entry["bits"]), name, entry["bits"])
+                       for name, entry in module["netnames"].items()
+                       if entry["bits"] and set(entry["bits"]) <= state_bits)
+    tables = {}
+    for output, port in module["ports"].items():
+        if port["direction"] != "output" or len(port["bits"]) != 1:
+            continue
+        cone = _cone(drivers, port["bits"], stops=frozenset(state_bits))
+        if any(drivers[bit]["type"] not in _GATES for bit in cone - state_bits if bit in drivers):
+            continue
+        read = cone & state_bits
+        register = next((entry for entry in registers if read and read <= set(entry[3])), None)
+        inputs = list(dict.fromkeys(port_bits[bit] for bit in sorted(cone) if bit in port_bits))
+        if register is None or register[0] or len(register[3]) > max_register_bits or len(inputs) > 1 or any(
+                width != 1 for _, width in inputs):
+            continue
+        _, width, name, bits = register
+        bits = [*bits, *(module["ports"][each]["bits"][0] for each, _ in inputs)]
+        size = 1 << len(bits)
+        values = {bit: _pattern(position, size) for position, bit in enumerate(bits)}
+        (vector,) = _evaluate(drivers, port["bits"], values, (1 << size) - 1) or (None,)
+        if vector is not None:
+            tables[output] = TruthTable(output, 1, ((name, width), *inputs),
+                                        tuple((vector >> index) & 1 for index in range(size)))
+    return tables

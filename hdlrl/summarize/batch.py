@@ -41,6 +41,7 @@ from hdlrl.summarize.fluency import LanguageModelFluency, embedded_fluency
 from hdlrl.summarize.behaviour import ResetValue, module_behaviour
 from hdlrl.summarize.count_evidence import CountEvidence
 from hdlrl.summarize.data_evidence import DataPathEvidence
+from hdlrl.summarize.flag_evidence import FlagEvidence
 from hdlrl.summarize.flip_flop_evidence import FlipFlopEvidence
 from hdlrl.summarize.fsm_evidence import StateChangeEvidence
 from hdlrl.summarize.memory_evidence import MemoryEvidence
@@ -142,10 +143,11 @@ def summarize_module(module: Module, policy: Policy, flow: SummarizeFlow,
     counts = CountEvidence(module, facts, behaviour.netlist) if behaviour and behaviour.netlist else None
     data_paths = DataPathEvidence(module, facts, behaviour) if behaviour and behaviour.netlist else None
     flip_flops = FlipFlopEvidence(module, facts, behaviour) if behaviour and behaviour.flip_flops else None
+    flags = FlagEvidence(module, facts, behaviour) if behaviour and behaviour.flags else None
     memories = MemoryEvidence(module, facts, behaviour) if behaviour and behaviour.memories else None
     changes = StateChangeEvidence(module, facts, behaviour) if behaviour and behaviour.netlist else None
     simulated = {"function": functions, "enable": enables, "count_range": counts, "data_path": data_paths,
-                 "flip_flop": flip_flops,
+                 "flip_flop": flip_flops, "flag": flags,
                  "memory_write": memories, "memory_read": memories, "transition_when": changes,
                  "state_output": changes}
     reset_values = {(value.signal, value.register): value for value in behaviour.reset_values} if behaviour else {}

@@ -27,8 +27,10 @@ from hdlrl.hdl.ir import Module
 from hdlrl.hdl.sources import file_text
 from hdlrl.hdl.facts import ModuleFacts
 from hdlrl.hdl.memory_ports import MemoryPorts, memory_ports
-from hdlrl.hdl.netlist_facts import NetlistFacts, TruthTable, netlist_facts, next_state_truth_tables, truth_tables
+from hdlrl.hdl.netlist_facts import NetlistFacts, netlist_facts, truth_tables
 from hdlrl.hdl.state_machines import state_outputs
+from hdlrl.hdl.status_flag import StatusFlag, recognise_flag
+from hdlrl.hdl.truth_table import TruthTable, next_state_tables, register_output_tables
 from hdlrl.summarize.counting import CountRange, CycleLength, count_of, counted_registers, yosys_traces
 
 MAX_TABLE_INPUT_BITS = 18  # the widest cone tabulated; 262,144 rows
@@ -88,6 +90,7 @@ class Behaviour:
     state_outputs: dict[str, tuple[str, dict[int, int]]] = field(default_factory=dict)  # Moore output -> (state
     #                                                         register, {encoding: its value})
     flip_flops: dict[str, FlipFlop] = field(default_factory=dict)  # one-bit register -> its kind (T, JK, SR)
+    flags: dict[str, StatusFlag] = field(default_factory=dict)  # one-bit output -> the register value it flags
 
     @property
     def stores(self) -> bool:
@@ -179,7 +182,7 @@ def module_behaviour(module: Module, facts: ModuleFacts, sandbox: bool | None = 
         source = runner.scratch / "module.v"
         try:
             source.write_text(file_text(module))
-            netlist = netlist_facts([source], module.name, runner)
+            netlist = netlist_facts([source], module.name, runner, gate_level=not facts.combinational)
             tables = {} if netlist.registers or netlist.latches else truth_tables(
                 [source], module.name, runner, MAX_TABLE_INPUT_BITS)
             traces = yosys_traces(runner, source, facts, netlist) if netlist.registers else {}
@@ -187,11 +190,14 @@ def module_behaviour(module: Module, facts: ModuleFacts, sandbox: bool | None = 
             outputs = state_outputs(runner, [source], module.name, netlist.state_machines, [
                 port.name for port in facts.ports if port.direction == "output" and port.width == 1]
                                     ) if netlist.state_machines else {}
-            one_bit = netlist.registers and all(register.width == 1 for register in netlist.registers) and len(
-                {register.name for register in netlist.registers}) <= MAX_FLIP_FLOPS
-            next_states = next_state_truth_tables([source], module.name, runner) if one_bit else {}
         except (HdlrlError, OSError):
             return Behaviour(None)
+    one_bit = netlist.registers and all(register.width == 1 for register in netlist.registers) and len(
+        {register.name for register in netlist.registers}) <= MAX_FLIP_FLOPS
+    next_states = next_state_tables(netlist.gate_level) if one_bit and netlist.gate_level else {}
+    flag_tables = register_output_tables(netlist.gate_level) if netlist.gate_level else {}
+    flags = {output: flag for output, table in flag_tables.items()
+             if output not in outputs and (flag := recognise_flag(table)) is not None}
     resets = {reset.signal: reset.active_high for reset in netlist.resets if reset.module_input}
     flip_flops = {name: found for name, table in next_states.items()
                   if (found := recognise_flip_flop(table, resets)) is not None}
@@ -201,4 +207,4 @@ def module_behaviour(module: Module, facts: ModuleFacts, sandbox: bool | None = 
     widths = counted_registers(facts, netlist)
     ranges = {name: found for name, trace in traces.items() if (found := count_of(name, trace, widths[name]))}
     return Behaviour(netlist, functions, {output: tables[output] for output in functions}, ranges, memories, outputs,
-                     flip_flops)
+                     flip_flops, flags)

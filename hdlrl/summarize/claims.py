@@ -78,6 +78,9 @@ _SHIFT = re.compile(rf"{_ID.format('name')}\s+shifts\s+(?P<direction>left|right)
                     rf"{_ID.format('source')}", re.IGNORECASE)
 _FLIP_FLOP = re.compile(rf"{_ID.format('name')}\s+is\s+an?\s+(?P<kind>T|JK|SR)\s+flip-flop\s+on\s+{_ID.format('first')}"
                         rf"(?:\s+and\s+{_ID.format('second')})?(?:[^.;]*?{_ID.format('winner')}\s+wins\b)?")
+_FLAG = re.compile(rf"{_ID.format('output')}\s+is\s+high\s+(?P<when>when|unless)\s+{_ID.format('register')}\s+is\s+"
+                   rf"(?:(?P<number>\d+)|{_ID.format('state')})(?:\s+and\s+{_ID.format('input')}\s+is\s+"
+                   rf"(?P<level>high|low))?")
 _MEMORY_WRITE = re.compile(rf"\bwrite stores {_ID.format('data')} in {_ID.format('memory')} at address "
                            rf"{_ID.format('address')} on (?:the|each|every) (?P<edge>rising|falling) edge of "
                            rf"{_ID.format('clock')}(?: while {_ID.format('enable')} is (?P<level>high|low))?", re.IGNORECASE)
@@ -230,6 +233,11 @@ def sentence_claims(sentence: str) -> tuple[Claim, ...]:
         if kind == "SR" and match.group("winner"):
             kind += " set wins" if match.group("winner") == inputs[0] else " reset wins"
         claims.append(Claim("flip_flop", (match.group("name"), *inputs), kind))
+    for match in _FLAG.finditer(sentence):
+        value = f"{match.group('when')} {match.group('number') or match.group('state')}"
+        level = f" {match.group('level')}" if match.group("input") else ""
+        claims.append(Claim("flag", (match.group("output"), match.group("register"),
+                                     *filter(None, [match.group("input")])), value + level))
     claims += [Claim("data_path", (match.group("name"), match.group("source")), "load")
                for match in _LOAD.finditer(sentence)]
     claims += [Claim("data_path", (match.group("name"), match.group("source")), match.group("direction").lower())

@@ -13,13 +13,14 @@ import re
 from hdlrl.hdl.facts import ModuleFacts
 from hdlrl.hdl.flip_flop_kind import FlipFlop
 from hdlrl.hdl.memory_ports import MemoryPorts, ReadPort, WritePort
+from hdlrl.hdl.status_flag import StatusFlag
 from hdlrl.summarize.behaviour import Behaviour, DataPath, RegisterEnable, function_claim
 from hdlrl.summarize.claim import Claim
 from hdlrl.summarize.counting import claim_value
-from hdlrl.summarize.state_changes import NamedChange, StateOutput, named_changes, named_outputs
+from hdlrl.summarize.state_changes import NamedChange, StateOutput, named_changes, named_outputs, state_names
 
 NETLIST_KINDS = ("function", "reset_value", "no_reset", "latch", "enable", "count_range", "data_path", "flip_flop",
-                 "memory_write", "memory_read", "transition_when", "state_output")
+                 "flag", "memory_write", "memory_read", "transition_when", "state_output")
 LISTED_KINDS = ("memory_write", "memory_read", "transition_when", "state_output")  # see `listed_claims`
 _SIMPLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
 
@@ -62,6 +63,14 @@ def flip_flop_claim(flip_flop: FlipFlop) -> Claim:
     return Claim("flip_flop", (flip_flop.register, *flip_flop.inputs), flip_flop.kind)
 
 
+def flag_claim(flag: StatusFlag, facts: ModuleFacts) -> Claim:
+    """"`tc` is high when `count` is 9 and `en` is high": a state register's value by its state's name."""
+    value = state_names(facts, flag.register).get(flag.value, str(flag.value))
+    level = (" high" if flag.level else " low") if flag.input else ""
+    return Claim("flag", (flag.output, flag.register, *filter(None, [flag.input])),
+                 f"{'when' if flag.equal else 'unless'} {value}{level}")
+
+
 def listed_claims(kind: str, facts: ModuleFacts, behaviour: Behaviour) -> list[Claim]:
     """Every true claim of one of `LISTED_KINDS`: the netlist lists them one by one (each memory
     port, each change of state with a condition, each output of the state alone)."""
@@ -100,6 +109,8 @@ def check_netlist_claim(claim: Claim, facts: ModuleFacts, behaviour: Behaviour |
     if claim.kind == "flip_flop":  # its inputs one-bit input ports
         return all(any(port.name == name and port.direction == "input" and port.width == 1 for port in facts.ports)
                    for name in claim.names[1:]) and claim in map(flip_flop_claim, behaviour.flip_flops.values())
+    if claim.kind == "flag":
+        return claim in (flag_claim(flag, facts) for flag in behaviour.flags.values())
     if claim.kind in LISTED_KINDS:
         return claim in listed_claims(claim.kind, facts, behaviour)
     if claim.kind == "count_range":

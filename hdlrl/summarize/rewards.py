@@ -24,7 +24,8 @@ from hdlrl.summarize.behaviour import Behaviour, function_claim
 from hdlrl.summarize.counting import claim_value
 from hdlrl.summarize.claim import Claim, reset_claim
 from hdlrl.summarize.claims import Scope, check, hallucination, sentence_claims, sentences
-from hdlrl.summarize.netlist_claims import LISTED_KINDS, data_path_claim, enable_claim, flip_flop_claim, listed_claims
+from hdlrl.summarize.netlist_claims import (LISTED_KINDS, data_path_claim, enable_claim, flag_claim, flip_flop_claim,
+                                            listed_claims)
 from hdlrl.summarize.document import Document
 from hdlrl.summarize.fluency import embedded_fluency
 
@@ -92,14 +93,15 @@ def salient_module_facts(facts: ModuleFacts) -> tuple[Claim, ...]:
 
 def salient_behaviour_facts(facts: ModuleFacts, behaviour: Behaviour | None) -> tuple[Claim, ...]:
     """What the module summary should state of its behaviour, from the netlist: each output's standard
-    function, what registers load, reset values, enables, counter ranges, latches, memory ports, the
-    inputs state changes wait for, outputs of the state alone, or that nothing resets."""
+    function, what registers load, reset values, enables, counter ranges, status flags, latches,
+    memory ports, the inputs state changes wait for, outputs of the state alone, or that nothing resets."""
     if behaviour is None or behaviour.netlist is None:
         return ()
     claims = [Claim("function", (output, *names), text) for output, function
               in behaviour.stated_functions.items() for text, names in [function_claim(function)]]
     claims += [data_path_claim(path) for path in behaviour.data_paths]
     claims += [flip_flop_claim(flip_flop) for flip_flop in behaviour.flip_flops.values()]
+    claims += [flag_claim(flag, facts) for flag in behaviour.flags.values()]
     claims += [Claim("reset_value", (value.signal, value.register), str(value.value))
                for value in behaviour.reset_values]
     claims += [enable_claim(enable) for enable in behaviour.enables]

@@ -13,8 +13,9 @@ from hdlrl.hdl.facts import ModuleFacts
 from hdlrl.summarize.behaviour import Behaviour, DataPath, ResetValue
 from hdlrl.summarize.claim import Claim, reset_claim
 from hdlrl.summarize.claims import Scope, check
-from hdlrl.summarize.netlist_claims import (data_path_claim, enable_claim, flip_flop_claim, memory_read_claim,
-                                            memory_write_claim, state_output_claim, transition_when_claim)
+from hdlrl.summarize.netlist_claims import (data_path_claim, enable_claim, flag_claim, flip_flop_claim,
+                                            memory_read_claim, memory_write_claim, state_output_claim,
+                                            transition_when_claim)
 from hdlrl.summarize.state_changes import named_changes, named_outputs, state_names
 from hdlrl.summarize.counting import stimulus
 
@@ -238,6 +239,20 @@ def count_sentences(facts: ModuleFacts, behaviour: Behaviour | None) -> list[str
     return [condition + found.sentence() for found in behaviour.count_ranges.values()]
 
 
+def flag_sentences(facts: ModuleFacts, behaviour: Behaviour | None) -> list[str]:
+    """Each status flag: "`zero` is high when `count` is 0", a state by its name."""
+    out = []
+    for flag in behaviour.flags.values() if behaviour is not None else ():
+        if not check(flag_claim(flag, facts), Scope(facts, behaviour=behaviour)):
+            continue
+        name = state_names(facts, flag.register).get(flag.value)
+        value = f"`{name}`" if name else str(flag.value)
+        condition = f" and `{flag.input}` is {'high' if flag.level else 'low'}" if flag.input else ""
+        out.append(f"`{flag.output}` is high {'when' if flag.equal else 'unless'} `{flag.register}` is {value}"
+                   f"{condition}.")
+    return out
+
+
 def spec_opening(facts: ModuleFacts, behaviour: Behaviour | None) -> list[str]:
     """What the module is (a combinational module's functions first), what its registers load, its
     state machines' changes of state, how its memories are written and read, its resets, enables
@@ -247,5 +262,5 @@ def spec_opening(facts: ModuleFacts, behaviour: Behaviour | None) -> list[str]:
     opening += [sentence for sentence in data_path_sentences(facts, behaviour) if sentence not in overview]
     opening += flip_flop_sentences(facts, behaviour)
     return [*opening, *(sentence for write in (state_machine_sentences, memory_sentences, reset_sentences,
-                                               enable_sentences, count_sentences)
+                                               enable_sentences, count_sentences, flag_sentences)
                         for sentence in write(facts, behaviour))]
