@@ -106,8 +106,9 @@ class NetlistFacts:
     latches: tuple[Latch, ...]
     resets: tuple[ResetSignal, ...]
     state_machines: tuple[StateMachine, ...]
-    # The elaborated design mapped to gates and flip-flops, resets and enables still in the D logic
-    # (`proc`, `techmap`, no `opt_dff`): what truth tables of next states and flags are read from.
+    # The elaborated design with its logic cells mapped to gates and flip-flops (`pmuxtree`, `simplemap`:
+    # arithmetic and comparisons other than equality stay whole), resets and enables still in the
+    # D logic (no `opt_dff`): what truth tables of next states and flags are read from.
     gate_level: dict | None = field(default=None, repr=False, compare=False)
 
     def register(self, name: str) -> Register | None:
@@ -206,7 +207,8 @@ def netlist_facts(sources: list[Path], top: str, runner: ToolRunner, include_dir
                 "opt_expr -mux_bool", "opt_clean", "design -save elaborated", "opt_dff", "opt_clean",
                 "write_json netlist_registers.json"]
     if gate_level:
-        commands += ["design -load elaborated", "techmap", "opt_clean", "write_json netlist_gate_level.json"]
+        commands += ["design -load elaborated", "pmuxtree", "simplemap", "opt_clean",
+                     "write_json netlist_gate_level.json"]
     commands += ["design -load elaborated", "opt -nodffe -nosdff"]
     elaborated = yosys_module(runner, sources, commands, top, "netlist_elaborated.json")
     netlist = NetlistIndex(json.loads((runner.scratch / "netlist_registers.json").read_text())["modules"][top])

@@ -178,7 +178,7 @@ def tabulate_bitwise(module: dict, output: str, max_inputs: int = 4) -> TruthTab
 def next_state_tables(module: dict, max_input_bits: int = 6) -> dict[str, TruthTable]:
     """Each one-bit register's next value as a truth table of itself and the input ports it reads,
     from a netlist whose flip-flops hold their resets and enables in their D logic (`proc` and
-    `techmap` without `opt_dff`): the table a flip-flop's kind (D, T, JK, SR) is read from. A
+    `simplemap` without `opt_dff`): the table a flip-flop's kind (D, T, JK, SR) is read from. A
     register whose D logic reads another register, or more than `max_input_bits` bits, has none."""
     drivers, tables = cell_drivers(module), {}
     port_bits = {bit: name for name, port in module["ports"].items() if port["direction"] == "input"
@@ -212,8 +212,9 @@ def next_state_tables(module: dict, max_input_bits: int = 6) -> dict[str, TruthT
 def register_output_tables(module: dict, max_register_bits: int = 8) -> dict[str, TruthTable]:
     """Each one-bit output that is combinational logic of one register and at most one one-bit
     input port (a counter's `zero`, a FIFO's `full`), as a truth table of the register's value
-    (first) and that input, from a gate-level netlist with flip-flops (`techmap`). An output whose
-    cone reads two registers, a wider input, or a register over `max_register_bits` has none."""
+    (first) and that input, from a gate-level netlist with flip-flops (`simplemap`). An output whose
+    cone reads two registers, a wider input, a cell that is no gate (a `$lt` `simplemap` leaves
+    whole), or a register over `max_register_bits` has none."""
     drivers = cell_drivers(module)
     state_bits = {bit for cell in module["cells"].values() if cell["type"].startswith("$_DFF_")
                   for bit in cell["connections"]["Q"] if isinstance(bit, int)}
