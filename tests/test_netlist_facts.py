@@ -11,7 +11,8 @@ from hdlrl.eda.runner import Limits, ToolRunner
 from hdlrl.eda.toolchain import has_tool
 from hdlrl.errors import HdlrlError
 from hdlrl.hdl.function_kind import recognise, recognise_bitwise
-from hdlrl.hdl.netlist_facts import Enable, NetlistFacts, Reset, TruthTable, netlist_facts, truth_tables
+from hdlrl.hdl.netlist_facts import Enable, NetlistFacts, Reset, netlist_facts
+from hdlrl.hdl.truth_table import TruthTable, output_tables
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DESIGNS = REPO_ROOT / "designs"
@@ -70,8 +71,13 @@ def traffic_light(tmp_path_factory: pytest.TempPathFactory) -> NetlistFacts:
     return netlist_facts(_design_rtl("traffic_light"), "traffic_light", _runner(tmp_path_factory.mktemp("traffic")))
 
 
+def _tables(tmp_path: Path, sources: list[Path], top: str, max_input_bits: int = 10) -> dict[str, TruthTable | None]:
+    gate_level = netlist_facts(sources, top, _runner(tmp_path / "scratch"), gate_mapping="techmap").gate_level
+    return output_tables(gate_level, max_input_bits)
+
+
 def _table(tmp_path: Path, sources: list[Path], top: str, output: str, max_input_bits: int = 10) -> TruthTable | None:
-    return truth_tables(sources, top, _runner(tmp_path / "scratch"), max_input_bits)[output]
+    return _tables(tmp_path, sources, top, max_input_bits)[output]
 
 
 @needs_yosys
@@ -252,7 +258,7 @@ def test_no_truth_table_when_too_wide_or_sequential(tmp_path: Path) -> None:
     assert _table(tmp_path / "wide", [TUNING_RTL / "mux4to1.v"], "mux4to1", "out") is None  # 18 input bits
     assert _table(tmp_path / "sequential", [TUNING_RTL / "siso8.v"], "siso8", "so") is None
     assert _table(tmp_path / "decoder", _design_rtl("decoder3to8"), "decoder3to8", "y", max_input_bits=3) is None
-    tables = truth_tables(_design_rtl("decoder3to8"), "decoder3to8", _runner(tmp_path / "scratch"))
+    tables = _tables(tmp_path, _design_rtl("decoder3to8"), "decoder3to8")
     assert set(tables) == {"y"}  # outputs only, each from the same netlist
 
 
@@ -269,7 +275,7 @@ endmodule
 
 @needs_yosys
 def test_a_bitwise_vote_too_wide_to_tabulate_whole_is_recognised_bit_by_bit(tmp_path: Path) -> None:
-    tables = truth_tables([_write(tmp_path, "voters.v", VOTERS)], "voters", _runner(tmp_path / "scratch"), 10)
+    tables = _tables(tmp_path, [_write(tmp_path, "voters.v", VOTERS)], "voters")
     vote = tables["vote"]
     assert vote is not None and vote.bitwise and vote.inputs == (("a", 8), ("b", 8), ("c", 8))
     assert vote.value({"a": 0b1100_1010, "b": 0b1010_0110, "c": 0b0110_0011}) == 0b1110_0010

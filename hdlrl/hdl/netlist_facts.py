@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hdlrl.eda.runner import ToolRunner
-from hdlrl.hdl.truth_table import TruthTable, tabulate, tabulate_bitwise
 from hdlrl.hdl.netlist_index import NetlistIndex, number, read_sources, yosys_module
 from hdlrl.hdl.state_machines import StateMachine, read_state_machines
 
@@ -106,9 +105,8 @@ class NetlistFacts:
     latches: tuple[Latch, ...]
     resets: tuple[ResetSignal, ...]
     state_machines: tuple[StateMachine, ...]
-    # The elaborated design with its logic cells mapped to gates and flip-flops (`pmuxtree`, `simplemap`:
-    # arithmetic and comparisons other than equality stay whole), resets and enables still in the
-    # D logic (no `opt_dff`): what truth tables of next states and flags are read from.
+    # The elaborated design mapped to gates (`GATE_MAPPINGS`), resets and enables of its flip-flops
+    # still in their D logic (no `opt_dff`): what truth tables are read from.
     gate_level: dict | None = field(default=None, repr=False, compare=False)
 
     def register(self, name: str) -> Register | None:
@@ -199,20 +197,28 @@ def _reset_signals(netlist: NetlistIndex, registers: Iterable[Register]) -> tupl
                              tuple(dict.fromkeys(names))) for (signal, high, asynchronous), names in cleared.items())
 
 
+# The passes that map the elaborated design to gates for `NetlistFacts.gate_level`.
+GATE_MAPPINGS = {
+    "techmap": ["memory", "opt_clean", "techmap", "opt -fast", "opt_clean"],  # arithmetic too: outputs' tables
+    "simplemap": ["pmuxtree", "simplemap", "opt_clean"],  # logic cells only, cheap: flags, flip-flop kinds
+}
+
+
 def netlist_facts(sources: list[Path], top: str, runner: ToolRunner, include_dirs: Iterable[Path] = (),
-                  state_machines: bool = True, gate_level: bool = False) -> NetlistFacts:
+                  state_machines: bool = True, gate_mapping: str | None = None) -> NetlistFacts:
     """The registers, latches, resets and (unless not asked for) state machines of `top`, from Yosys's
-    netlist; with `gate_level`, also that netlist mapped to gates, from the same Yosys run."""
+    netlist; with a `gate_mapping` (`GATE_MAPPINGS`), also that netlist mapped to gates, from the same
+    Yosys run."""
     commands = [*read_sources(runner, sources, include_dirs), f"hierarchy -check -top {top}", "proc", "flatten",
                 "opt_expr -mux_bool", "opt_clean", "design -save elaborated", "opt_dff", "opt_clean",
                 "write_json netlist_registers.json"]
-    if gate_level:
-        commands += ["design -load elaborated", "pmuxtree", "simplemap", "opt_clean",
-                     "write_json netlist_gate_level.json"]
+    if gate_mapping is not None:
+        commands += ["design -load elaborated", *GATE_MAPPINGS[gate_mapping], "write_json netlist_gate_level.json"]
     commands += ["design -load elaborated", "opt -nodffe -nosdff"]
     elaborated = yosys_module(runner, sources, commands, top, "netlist_elaborated.json")
     netlist = NetlistIndex(json.loads((runner.scratch / "netlist_registers.json").read_text())["modules"][top])
-    gates = json.loads((runner.scratch / "netlist_gate_level.json").read_text())["modules"][top] if gate_level else None
+    gates = json.loads((runner.scratch / "netlist_gate_level.json").read_text())["modules"][top] if (
+        gate_mapping is not None) else None
     registers, latches = _read_storage(netlist)
     sync_resets: dict[str, list[tuple[str, bool]]] = {}
     for register in registers:
@@ -220,15 +226,3 @@ def netlist_facts(sources: list[Path], top: str, runner: ToolRunner, include_dir
             (reset.signal, reset.active_high) for reset in register.resets if not reset.asynchronous)
     machines = read_state_machines(runner, sources, top, elaborated, sync_resets) if state_machines else ()
     return NetlistFacts(top, registers, latches, _reset_signals(netlist, registers), machines, gates)
-
-
-def truth_tables(sources: list[Path], top: str, runner: ToolRunner, max_input_bits: int = 10,
-                 include_dirs: Iterable[Path] = ()) -> dict[str, TruthTable | None]:
-    """Each output's truth table (`tabulate`, or `tabulate_bitwise` where the cone is too wide for it)
-    from one gate-level netlist of `top`."""
-    commands = [*read_sources(runner, sources, include_dirs), f"hierarchy -check -top {top}", "proc", "flatten",
-                "memory", "opt_clean", "techmap", "opt -fast", "opt_clean"]
-    module = yosys_module(runner, sources, commands, top, "netlist_gates.json")
-    return {name: tabulate(module, name, max_input_bits) or tabulate_bitwise(module, name)
-            for name, port in module["ports"].items()
-            if port["direction"] == "output"}

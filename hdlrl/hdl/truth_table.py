@@ -175,10 +175,16 @@ def tabulate_bitwise(module: dict, output: str, max_inputs: int = 4) -> TruthTab
     return TruthTable(output, len(targets), tuple(inputs), rows, bitwise=True)
 
 
+def output_tables(module: dict, max_input_bits: int) -> dict[str, TruthTable | None]:
+    """Each output's truth table (`tabulate`, or `tabulate_bitwise` where the cone is too wide for it)."""
+    return {name: tabulate(module, name, max_input_bits) or tabulate_bitwise(module, name)
+            for name, port in module["ports"].items() if port["direction"] == "output"}
+
+
 def next_state_tables(module: dict, max_input_bits: int = 6) -> dict[str, TruthTable]:
     """Each one-bit register's next value as a truth table of itself and the input ports it reads,
     from a netlist whose flip-flops hold their resets and enables in their D logic (`proc` and
-    `simplemap` without `opt_dff`): the table a flip-flop's kind (D, T, JK, SR) is read from. A
+    `simplemap` without `opt_dff`, `netlist_facts.GATE_MAPPINGS`): the table a flip-flop's kind (D, T, JK, SR) is read from. A
     register whose D logic reads another register, or more than `max_input_bits` bits, has none."""
     drivers, tables = cell_drivers(module), {}
     port_bits = {bit: name for name, port in module["ports"].items() if port["direction"] == "input"

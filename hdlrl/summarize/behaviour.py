@@ -27,10 +27,10 @@ from hdlrl.hdl.ir import Module
 from hdlrl.hdl.sources import file_text
 from hdlrl.hdl.facts import ModuleFacts
 from hdlrl.hdl.memory_ports import MemoryPorts, memory_ports
-from hdlrl.hdl.netlist_facts import NetlistFacts, netlist_facts, truth_tables
+from hdlrl.hdl.netlist_facts import NetlistFacts, netlist_facts
 from hdlrl.hdl.state_machines import state_outputs
 from hdlrl.hdl.status_flag import StatusFlag, recognise_flag
-from hdlrl.hdl.truth_table import TruthTable, next_state_tables, register_output_tables
+from hdlrl.hdl.truth_table import TruthTable, next_state_tables, output_tables, register_output_tables
 from hdlrl.summarize.counting import CountRange, CycleLength, count_of, counted_registers, yosys_traces
 
 MAX_TABLE_INPUT_BITS = 18  # the widest cone tabulated; 262,144 rows
@@ -182,9 +182,10 @@ def module_behaviour(module: Module, facts: ModuleFacts, sandbox: bool | None = 
         source = runner.scratch / "module.v"
         try:
             source.write_text(file_text(module))
-            netlist = netlist_facts([source], module.name, runner, gate_level=not facts.combinational)
-            tables = {} if netlist.registers or netlist.latches else truth_tables(
-                [source], module.name, runner, MAX_TABLE_INPUT_BITS)
+            netlist = netlist_facts([source], module.name, runner,
+                                    gate_mapping="techmap" if facts.combinational else "simplemap")
+            tables = {} if netlist.registers or netlist.latches else output_tables(
+                netlist.gate_level, MAX_TABLE_INPUT_BITS)
             traces = yosys_traces(runner, source, facts, netlist) if netlist.registers else {}
             memories = memory_ports([source], module.name, runner) if facts.memories else ()
             outputs = state_outputs(runner, [source], module.name, netlist.state_machines, [
