@@ -80,15 +80,15 @@ endmodule
 """
 
 
-def test_unobservable_change_is_proven_by_two_valued_induction(tmp_path: Path) -> None:
-    """X-aware induction stops at bounded(N) here; the 2-valued k-induction closes."""
+def test_unobservable_change_is_proven_by_induction_from_defined_registers(tmp_path: Path) -> None:
+    """Induction from undefined registers stops at bounded(N) here; k-induction from defined ones closes."""
     designs = tmp_path / "designs"
     shutil.copytree(DESIGNS_DIR / "seq_detect", designs / "seq_detect")
     (designs / "seq_detect" / "rtl" / "seq_detect.v").write_text(SERIALISER.replace("FILL", "shift[3]"))
     work = tmp_path / "work"
     work.mkdir()
     result = _check(work, "seq_detect", SERIALISER.replace("FILL", "shift[2]"), designs_dir=designs)
-    assert result.level == "proven" and result.method == "sat-tempinduct-2valued", result.reason
+    assert result.level == "proven" and result.method == "sat-tempinduct-defined-init", result.reason
 
 
 def test_renamed_register_is_still_equivalent(tmp_path: Path) -> None:

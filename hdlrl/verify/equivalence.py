@@ -19,8 +19,8 @@ Both designs are read into one Yosys session (the reference's modules renamed wi
   reference and ignored there), both designs get the same defined inputs. An induction
   proof within `depth` steps is a proof; a base-case model is a counterexample; when only
   the base case holds for `depth` steps, a second k-induction up to 2 x `depth`, registers
-  not started undefined, gets the rest of the time (`_two_valued_induction`: named so, but
-  still X-aware), and without its proof the level is `bounded(depth)`.
+  not started undefined but still X-aware, gets the rest of the time (`_induction_from_defined_registers`,
+  method `sat-tempinduct-defined-init`), and without its proof the level is `bounded(depth)`.
 
 A time-out or anything Yosys cannot decide is "unknown", never a pass.
 """
@@ -71,7 +71,7 @@ class EquivalenceOptions:
 class EquivalenceResult:
     level: str  # "proven", "bounded", "failed", "unknown"
     depth: int | None
-    method: str  # "identical netlist", "miter-sat", "equiv-induct", "sat-tempinduct", "sat-tempinduct-2valued"
+    method: str  # "identical netlist", "miter-sat", "equiv-induct", "sat-tempinduct", "sat-tempinduct-defined-init"
     reason: str
     counterexample: list[dict[str, str]] | None = None  # per step: input ports, reference.<out>, candidate.<out>
     timed_out: bool = False
@@ -235,15 +235,14 @@ def _equiv_induct(session: _Session, top: str) -> ToolRun | None:
     ]))
 
 
-def _two_valued_induction(session: _Session, reset: str, max_steps: int) -> bool:
+def _induction_from_defined_registers(session: _Session, reset: str, max_steps: int) -> bool:
     """k-induction up to `max_steps` from registers not started undefined; True only when it proves.
 
-    Despite the name (the method `sat-tempinduct-2valued` reports), X modelling stays on:
-    Yosys's `sat` enables it with `-set-def-inputs`. It must: without it a constant `x` reads
+    X modelling stays on: Yosys's `sat` enables it with `-set-def-inputs`. It must: without it a constant `x` reads
     as 0, so a candidate driving `1'bx` where the reference drives 0, late enough to pass the
     base case, would be proven equal though a simulator shows X. Only a proof is taken from it.
     """
-    run = _sat_on_miter(session, "miter_tempinduct_2valued.ys",
+    run = _sat_on_miter(session, "miter_tempinduct_defined_init.ys",
                         f"sat -tempinduct -prove trigger 0 -seq 1{reset} -set-def-inputs -maxsteps {max_steps} {MITER}")
     return run is not None and not run.timed_out and "Induction step proven: SUCCESS" in run.output
 
@@ -269,9 +268,9 @@ def _sat_tempinduct(session: _Session, design: Design, interface: Interface,
         trace = _counterexample(output, interface, {clock.name for clock in design.clocks})
         return _failure(method, options.depth, trace, session.elapsed_s)
     if "Reached maximum number of time steps" in output or (not options.induction and run.ok):
-        if options.induction and _two_valued_induction(session, reset, 2 * options.depth):
-            return EquivalenceResult("proven", None, "sat-tempinduct-2valued",
-                                     "outputs equal in every cycle after reset (2-valued k-induction)",
+        if options.induction and _induction_from_defined_registers(session, reset, 2 * options.depth):
+            return EquivalenceResult("proven", None, "sat-tempinduct-defined-init",
+                                     "outputs equal in every cycle after reset (k-induction from defined registers)",
                                      wall_s=session.elapsed_s)
         unproven = "; induction did not close" if options.induction else ""
         return EquivalenceResult("bounded", options.depth, method,
