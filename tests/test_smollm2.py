@@ -32,7 +32,7 @@ from hdlrl.pdk import get_pdk  # noqa: E402
 from hdlrl.policy.hf import HuggingFacePolicy  # noqa: E402
 from hdlrl.policy.model_files import local_model_folder, model_source, shipped_model  # noqa: E402
 from hdlrl.summarize.fluency import embedded_fluency  # noqa: E402
-from hdlrl.summarize.rewards import score_document  # noqa: E402
+from hdlrl.summarize.rewards import DocumentScorer  # noqa: E402
 from hdlrl.summarize.search import SummarySearch  # noqa: E402
 from hdlrl.summarize.summarize_flow import load_summarize_flow  # noqa: E402
 
@@ -182,7 +182,7 @@ def test_one_summarize_step_trains_the_adapter_on_the_rollouts_scores(smollm2: s
     policy = _policy(smollm2, max_new_tokens=16)
     before = _lora(policy)
     settings = replace(flow.search, iterations=2, candidates=2, time_limit_s=600.0, update=True)
-    score = lambda document: score_document(document, facts, flow.rewards, frozenset(), embedded_fluency)  # noqa: E731
+    score = DocumentScorer(facts, flow.rewards, frozenset(), embedded_fluency)
     result = SummarySearch(policy, module.name, module.source, facts, score, settings).run()
     assert result.iterations == 2 and all(signal in result.steps[0] for signal in KL_SIGNALS)
     # two different summaries score differently: the rollouts' rewards move the adapter

@@ -33,7 +33,7 @@ from hdlrl.summarize.claims import hallucination  # noqa: E402
 from hdlrl.summarize.document import Document  # noqa: E402
 from hdlrl.summarize.summarize_flow import load_summarize_flow  # noqa: E402
 from hdlrl.summarize.fluency import LanguageModelFluency, embedded_fluency  # noqa: E402
-from hdlrl.summarize.rewards import score_document  # noqa: E402
+from hdlrl.summarize.rewards import DocumentScorer  # noqa: E402
 from hdlrl.summarize.search import SummarySearch  # noqa: E402
 
 pytestmark = [pytest.mark.filterwarnings("ignore:`is_gradient_checkpointing` is deprecated:FutureWarning"),  # peft
@@ -187,7 +187,7 @@ def test_the_search_trains_an_hf_policy_on_the_rollouts_rewards_only_with_update
                                    learning_rate=1e-2)
         before = lora_weights(policy)
         settings = replace(flow.search, iterations=4, candidates=2, time_limit_s=600.0, update=update)
-        score = lambda document: score_document(document, facts, flow.rewards, frozenset(), embedded_fluency)  # noqa: E731
+        score = DocumentScorer(facts, flow.rewards, frozenset(), embedded_fluency)
         result = SummarySearch(policy, alu8.name, alu8.source, facts, score, settings).run()
         assert result.iterations == 4
         moved = any(not torch.equal(old, new) for old, new in zip(before, lora_weights(policy)))

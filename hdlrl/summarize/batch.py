@@ -48,7 +48,7 @@ from hdlrl.summarize.memory_evidence import MemoryEvidence
 from hdlrl.summarize.enable_evidence import EnableEvidence
 from hdlrl.summarize.function_evidence import FunctionEvidence
 from hdlrl.summarize.reset_evidence import Evidence, ResetEvidence
-from hdlrl.summarize.rewards import salient_behaviour_facts, score_document
+from hdlrl.summarize.rewards import DocumentScorer, salient_behaviour_facts
 from hdlrl.summarize.search import SummarySearch
 
 HDL_SUFFIXES = (".v", ".sv", ".vh", ".svh")
@@ -165,12 +165,7 @@ def summarize_module(module: Module, policy: Policy, flow: SummarizeFlow,
     for claim in [*salient_behaviour_facts(facts, behaviour), *resets]:
         independent(claim)  # simulated before the search, so that its time limit is spent on the search alone
 
-    checked_before: dict = {}  # each text's checked claims, shared by the documents the search scores
-
-    def score(document):
-        return score_document(document, facts, flow.rewards, frozenset(child_behaviours), fluency, independent,
-                              behaviour, checked_before)
-
+    score = DocumentScorer(facts, flow.rewards, frozenset(child_behaviours), fluency, independent, behaviour)
     search = SummarySearch(policy, module.name, module.source, facts, score, flow.search,
                            {name: row["summary"] for name, row in children.items() if row.get("summary")},
                            child_behaviours, behaviour)

@@ -134,50 +134,54 @@ def _covered(wanted: tuple[Claim, ...], stated: set[Claim]) -> float:
     return sum(claim in stated for claim in wanted) / len(wanted)
 
 
-def local_content_adequacy(facts: ModuleFacts, module_stated: set[Claim], block_stated: list[set[Claim]],
-                           behaviour: Behaviour | None = None) -> float:
-    """LCA = mean, over the interface, the netlist's behaviour and each block with salient facts, of the
-    fraction stated (verified); the interface and the behaviour by the module summary."""
-    fractions = [_covered(wanted, module_stated) for wanted in (salient_module_facts(facts),
-                                                                salient_behaviour_facts(facts, behaviour)) if wanted]
-    for block, stated in zip(facts.blocks, block_stated, strict=True):
-        wanted = salient_block_facts(block, behaviour)
-        if wanted:
-            fractions.append(_covered(wanted, stated | module_stated))
-    return sum(fractions) / len(fractions) if fractions else 1.0
-
-
-def score_document(document: Document, facts: ModuleFacts, weights: Weights,
-                   child_behaviours: frozenset[str] = frozenset(),
-                   fluency: Callable[[str], float] = embedded_fluency,
-                   independent: Callable[[Claim], bool | None] | None = None,
-                   behaviour: Behaviour | None = None,
-                   checked_before: dict[tuple[str, int], list[tuple[Claim, bool]]] | None = None) -> Scores:
-    """FC, LCA, fluency and total = (w_fc FC + w_lca LCA + w_fluency fluency) / (w_fc + w_lca + w_fluency).
+class DocumentScorer:
+    """Scores the documents of one module: FC, LCA, fluency and total = (w_fc FC + w_lca LCA +
+    w_fluency fluency) / (w_fc + w_lca + w_fluency).
 
     `independent` re-judges the claims it knows from another source than the facts (a reset, by
     simulation): a claim counts as verified only when both agree. `behaviour`, the netlist's facts,
-    decides the claims written from it (a function, a reset value). `checked_before` keeps each
-    text's checked claims by (text, block index; -1 for the module summary) between the calls for
-    one module, whose documents share most of their sentences."""
-    memo = {} if checked_before is None else checked_before
+    decides the claims written from it (a function, a reset value). What the module should state,
+    and each text's checked claims, are worked out once for all the documents: a search scores
+    thousands, which share most of their sentences."""
 
-    def checked(text: str, position: int, scope: Scope) -> list[tuple[Claim, bool]]:
-        if (text, position) not in memo:
-            memo[text, position] = _checked(text, scope, independent)
-        return memo[text, position]
+    def __init__(self, facts: ModuleFacts, weights: Weights, child_behaviours: frozenset[str] = frozenset(),
+                 fluency: Callable[[str], float] = embedded_fluency,
+                 independent: Callable[[Claim], bool | None] | None = None, behaviour: Behaviour | None = None):
+        self.facts, self.weights, self.fluency, self.independent = facts, weights, fluency, independent
+        self.module_scope = Scope(facts, None, child_behaviours, behaviour)
+        self.block_scopes = [Scope(facts, block, behaviour=behaviour) for block in facts.blocks]
+        self.module_wanted = [wanted for wanted in (salient_module_facts(facts),
+                                                    salient_behaviour_facts(facts, behaviour)) if wanted]
+        self.block_wanted = [salient_block_facts(block, behaviour) for block in facts.blocks]
+        self._checked: dict[tuple[str, int], list[tuple[Claim, bool]]] = {}  # (text, block index; -1: the module's)
 
-    module_checked = checked(document.summary, -1, Scope(facts, None, child_behaviours, behaviour))
-    block_checked = [checked(text, position, Scope(facts, block, behaviour=behaviour))
-                     for position, (block, text) in enumerate(zip(facts.blocks, document.blocks, strict=True))]
-    checked = module_checked + [pair for pairs in block_checked for pair in pairs]
-    fc = functional_correctness(checked)
-    lca = local_content_adequacy(facts, {claim for claim, verified in module_checked if verified},
-                                 [{claim for claim, verified in pairs if verified} for pairs in block_checked],
-                                 behaviour)
-    fluent = fluency(document.text)
-    total = (weights.fc * fc + weights.lca * lca + weights.fluency * fluent) / (weights.fc + weights.lca + weights.fluency)
-    hallucinated = tuple(dict.fromkeys(line for claim, verified in checked
-                                       if (line := hallucination(claim, verified)) is not None))
-    return Scores(fc, lca, fluent, total, tuple(claim for claim, _ in checked),
-                  tuple(verified for _, verified in checked), hallucinated)
+    def checked(self, text: str, position: int) -> list[tuple[Claim, bool]]:
+        if (text, position) not in self._checked:
+            scope = self.module_scope if position < 0 else self.block_scopes[position]
+            self._checked[text, position] = _checked(text, scope, self.independent)
+        return self._checked[text, position]
+
+    def local_content_adequacy(self, module_stated: set[Claim], block_stated: list[set[Claim]]) -> float:
+        """LCA = mean, over the interface, the netlist's behaviour and each block with salient facts, of the
+        fraction stated (verified); the interface and the behaviour by the module summary."""
+        fractions = [_covered(wanted, module_stated) for wanted in self.module_wanted]
+        fractions += [_covered(wanted, stated | module_stated)
+                      for wanted, stated in zip(self.block_wanted, block_stated, strict=True) if wanted]
+        return sum(fractions) / len(fractions) if fractions else 1.0
+
+    def __call__(self, document: Document) -> Scores:
+        module_checked = self.checked(document.summary, -1)
+        block_checked = [self.checked(text, position) for position, text in enumerate(document.blocks)]
+        checked = module_checked + [pair for pairs in block_checked for pair in pairs]
+        fc = functional_correctness(checked)
+        lca = self.local_content_adequacy({claim for claim, verified in module_checked if verified},
+                                          [{claim for claim, verified in pairs if verified} for pairs in block_checked])
+        fluent = self.fluency(document.text)
+        weights = self.weights
+        total = (weights.fc * fc + weights.lca * lca + weights.fluency * fluent) / (
+            weights.fc + weights.lca + weights.fluency)
+        hallucinated = tuple(dict.fromkeys(line for claim, verified in checked
+                                           if (line := hallucination(claim, verified)) is not None))
+        return Scores(fc, lca, fluent, total, tuple(claim for claim, _ in checked),
+                      tuple(verified for _, verified in checked), hallucinated)
+
