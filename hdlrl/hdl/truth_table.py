@@ -181,37 +181,48 @@ def output_tables(module: dict, max_input_bits: int) -> dict[str, TruthTable | N
             for name, port in module["ports"].items() if port["direction"] == "output"}
 
 
+def _input_port_bits(module: dict) -> dict[int, tuple[str, int]]:
+    """Each input port's bits -> (the port, its width)."""
+    return {bit: (name, len(port["bits"])) for name, port in module["ports"].items() if port["direction"] == "input"
+            for bit in port["bits"]}
+
+
+def _gate_cone(drivers: dict[int, dict], target: int, stops: frozenset[int]) -> set[int] | None:
+    """The cone of `target` down to `stops` (register outputs) and the input ports; None when it passes
+    through a cell that is no gate (another register, a black box, an arithmetic cell left whole)."""
+    cone = _cone(drivers, [target], stops)
+    return None if any(drivers[bit]["type"] not in _GATES for bit in cone - stops if bit in drivers) else cone
+
+
+def _one_bit_table(drivers: dict[int, dict], name: str, target: int, inputs: list[tuple[str, int]],
+                   bits: list[int]) -> TruthTable | None:
+    """The table of the one-bit `target` over `bits` (those of `inputs`, in order), named `name`; None on a loop."""
+    size = 1 << len(bits)
+    values = {bit: _pattern(position, size) for position, bit in enumerate(bits)}
+    (vector,) = _evaluate(drivers, [target], values, (1 << size) - 1) or (None,)
+    return None if vector is None else TruthTable(name, 1, tuple(inputs),
+                                                  tuple((vector >> index) & 1 for index in range(size)))
+
+
 def next_state_tables(module: dict, max_input_bits: int = 6) -> dict[str, TruthTable]:
     """Each one-bit register's next value as a truth table of itself and the input ports it reads,
     from a netlist whose flip-flops hold their resets and enables in their D logic (`proc` and
-    `simplemap` without `opt_dff`, `netlist_facts.GATE_MAPPINGS`): the table a flip-flop's kind (D, T, JK, SR) is read from. A
-    register whose D logic reads another register, or more than `max_input_bits` bits, has none."""
-    drivers, tables = cell_drivers(module), {}
-    port_bits = {bit: name for name, port in module["ports"].items() if port["direction"] == "input"
-                 for bit in port["bits"]}
+    `simplemap` without `opt_dff`, `netlist_facts.GATE_MAPPINGS`): the table a flip-flop's kind
+    (D, T, JK, SR) is read from. A register whose D logic reads another register, or more than
+    `max_input_bits` bits, has none."""
+    drivers, port_bits, tables = cell_drivers(module), _input_port_bits(module), {}
     for cell in module["cells"].values():
         if not cell["type"].startswith("$_DFF_"):
             continue
         (state,), (data,) = cell["connections"]["Q"], cell["connections"]["D"]
         name = next((net for net, entry in module["netnames"].items()
                      if entry["bits"] == [state] and not entry.get("hide_name")), None)
-        if name is None or not isinstance(data, int):
+        if name is None or not isinstance(data, int) or (cone := _gate_cone(drivers, data, frozenset({state}))) is None:
             continue
-        cone = _cone(drivers, [data], stops=frozenset({state}))
-        if any(drivers[bit]["type"] not in _GATES for bit in cone - {state} if bit in drivers):
-            continue  # its D logic reads another register or a black box
-        ports = [(port, len(module["ports"][port]["bits"]))
-                 for port in dict.fromkeys(port_bits[bit] for bit in sorted(cone) if bit in port_bits)]
-        inputs = [(name, 1), *ports]
+        ports = list(dict.fromkeys(port_bits[bit] for bit in sorted(cone) if bit in port_bits))
         bits = [state, *(bit for port, _ in ports for bit in module["ports"][port]["bits"])]
-        if len(bits) > max_input_bits:
-            continue
-        size = 1 << len(bits)
-        values = {bit: _pattern(position, size) for position, bit in enumerate(bits)}
-        (vector,) = _evaluate(drivers, [data], values, (1 << size) - 1) or (None,)
-        if vector is not None:
-            tables[name] = TruthTable(name, 1, tuple(inputs),
-                                      tuple((vector >> index) & 1 for index in range(size)))
+        if len(bits) <= max_input_bits and (table := _one_bit_table(drivers, name, data, [(name, 1), *ports], bits)):
+            tables[name] = table
     return tables
 
 
@@ -221,33 +232,26 @@ def register_output_tables(module: dict, max_register_bits: int = 8) -> dict[str
     (first) and that input, from a gate-level netlist with flip-flops (`simplemap`). An output whose
     cone reads two registers, a wider input, a cell that is no gate (a `$lt` `simplemap` leaves
     whole), or a register over `max_register_bits` has none."""
-    drivers = cell_drivers(module)
-    state_bits = {bit for cell in module["cells"].values() if cell["type"].startswith("$_DFF_")
-                  for bit in cell["connections"]["Q"] if isinstance(bit, int)}
-    port_bits = {bit: (name, len(port["bits"])) for name, port in module["ports"].items()
-                 if port["direction"] == "input" for bit in port["bits"]}
-    registers = sorted((entry.get("hide_name", 0), len(entry["bits"]), name, entry["bits"])
+    drivers, port_bits = cell_drivers(module), _input_port_bits(module)
+    state_bits = frozenset(bit for cell in module["cells"].values() if cell["type"].startswith("$_DFF_")
+                           for bit in cell["connections"]["Q"] if isinstance(bit, int))
+    registers = sorted((bool(entry.get("hide_name")), len(entry["bits"]), name, entry["bits"])
                        for name, entry in module["netnames"].items()
-                       if entry["bits"] and set(entry["bits"]) <= state_bits)
+                       if entry["bits"] and set(entry["bits"]) <= state_bits)  # named ones first, the narrowest first
     tables = {}
     for output, port in module["ports"].items():
         if port["direction"] != "output" or len(port["bits"]) != 1:
             continue
-        cone = _cone(drivers, port["bits"], stops=frozenset(state_bits))
-        if any(drivers[bit]["type"] not in _GATES for bit in cone - state_bits if bit in drivers):
+        (target,) = port["bits"]
+        if not isinstance(target, int) or (cone := _gate_cone(drivers, target, state_bits)) is None:
             continue
         read = cone & state_bits
-        register = next((entry for entry in registers if read and read <= set(entry[3])), None)
+        hidden, width, name, bits = next((entry for entry in registers if read and read <= set(entry[3])),
+                                         (True, 0, "", []))
         inputs = list(dict.fromkeys(port_bits[bit] for bit in sorted(cone) if bit in port_bits))
-        if register is None or register[0] or len(register[3]) > max_register_bits or len(inputs) > 1 or any(
-                width != 1 for _, width in inputs):
+        if hidden or width > max_register_bits or len(inputs) > 1 or any(each != 1 for _, each in inputs):
             continue
-        _, width, name, bits = register
-        bits = [*bits, *(module["ports"][each]["bits"][0] for each, _ in inputs)]
-        size = 1 << len(bits)
-        values = {bit: _pattern(position, size) for position, bit in enumerate(bits)}
-        (vector,) = _evaluate(drivers, port["bits"], values, (1 << size) - 1) or (None,)
-        if vector is not None:
-            tables[output] = TruthTable(output, 1, ((name, width), *inputs),
-                                        tuple((vector >> index) & 1 for index in range(size)))
+        leaves = [*bits, *(module["ports"][each]["bits"][0] for each, _ in inputs)]
+        if table := _one_bit_table(drivers, output, target, [(name, width), *inputs], leaves):
+            tables[output] = table
     return tables

@@ -195,9 +195,8 @@ def module_behaviour(module: Module, facts: ModuleFacts, sandbox: bool | None = 
             return Behaviour(None)
     one_bit = netlist.registers and all(register.width == 1 for register in netlist.registers) and len(
         {register.name for register in netlist.registers}) <= MAX_FLIP_FLOPS
-    next_states = next_state_tables(netlist.gate_level) if one_bit and netlist.gate_level else {}
-    flag_tables = register_output_tables(netlist.gate_level) if netlist.gate_level else {}
-    flags = {output: flag for output, table in flag_tables.items()
+    next_states = next_state_tables(netlist.gate_level) if one_bit else {}
+    flags = {output: flag for output, table in register_output_tables(netlist.gate_level).items()
              if output not in outputs and (flag := recognise_flag(table)) is not None}
     resets = {reset.signal: reset.active_high for reset in netlist.resets if reset.module_input}
     flip_flops = {name: found for name, table in next_states.items()

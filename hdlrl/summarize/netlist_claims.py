@@ -63,9 +63,14 @@ def flip_flop_claim(flip_flop: FlipFlop) -> Claim:
     return Claim("flip_flop", (flip_flop.register, *flip_flop.inputs), flip_flop.kind)
 
 
+def flag_state(flag: StatusFlag, facts: ModuleFacts) -> str | None:
+    """The name of the state whose encoding the flag's register value is, where it has one."""
+    return state_names(facts, flag.register).get(flag.value)
+
+
 def flag_claim(flag: StatusFlag, facts: ModuleFacts) -> Claim:
     """"`tc` is high when `count` is 9 and `en` is high": a state register's value by its state's name."""
-    value = state_names(facts, flag.register).get(flag.value, str(flag.value))
+    value = flag_state(flag, facts) or str(flag.value)
     level = (" high" if flag.level else " low") if flag.input else ""
     return Claim("flag", (flag.output, flag.register, *filter(None, [flag.input])),
                  f"{'when' if flag.equal else 'unless'} {value}{level}")

@@ -13,7 +13,7 @@ from hdlrl.hdl.facts import ModuleFacts
 from hdlrl.summarize.behaviour import Behaviour, DataPath, ResetValue
 from hdlrl.summarize.claim import Claim, reset_claim
 from hdlrl.summarize.claims import Scope, check
-from hdlrl.summarize.netlist_claims import (data_path_claim, enable_claim, flag_claim, flip_flop_claim,
+from hdlrl.summarize.netlist_claims import (data_path_claim, enable_claim, flag_claim, flag_state, flip_flop_claim,
                                             memory_read_claim, memory_write_claim, state_output_claim,
                                             transition_when_claim)
 from hdlrl.summarize.state_changes import named_changes, named_outputs, state_names
@@ -245,7 +245,7 @@ def flag_sentences(facts: ModuleFacts, behaviour: Behaviour | None) -> list[str]
     for flag in behaviour.flags.values() if behaviour is not None else ():
         if not check(flag_claim(flag, facts), Scope(facts, behaviour=behaviour)):
             continue
-        name = state_names(facts, flag.register).get(flag.value)
+        name = flag_state(flag, facts)
         value = f"`{name}`" if name else str(flag.value)
         condition = f" and `{flag.input}` is {'high' if flag.level else 'low'}" if flag.input else ""
         out.append(f"`{flag.output}` is high {'when' if flag.equal else 'unless'} `{flag.register}` is {value}"
