@@ -56,7 +56,7 @@ def phased_testbench(module: Module, facts: ModuleFacts, phases: list[tuple[str,
     `before_edge` also prints them as label+"B" once each cycle's new inputs settle, before its
     clock edge (what combinational logic shows at once)."""
     held = dict.fromkeys(name for _, _, levels in phases for name in levels)
-    clocks = [name for name, _ in facts.clocks if name not in held]
+    clocks = list(dict.fromkeys(name for name, _ in facts.clocks if name not in held))  # a clock of both edges once
     inputs = [port for port in facts.ports if port.direction == "input" and port.name not in clocks]
     randomise = " ".join(f"{port.name} = {_random_value(port.width or 64)};"
                          for port in inputs if port.name not in held)

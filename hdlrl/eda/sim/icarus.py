@@ -44,8 +44,10 @@ def compile_and_run(runner: ToolRunner, sources: list[Path], top: str) -> ToolRu
     bench whose output the caller reads itself (it follows the compiler's warnings). One sandboxed
     shell does both, as a run's start costs as much as a small bench's simulation; the program
     runs only when the compile succeeds, and the limits bound both together."""
-    program = runner.scratch / f"{top}.vvp"
-    compile_command = shlex.join([require_tool("iverilog").path, "-g2012", "-o", str(program), "-s", top,
-                                  *map(str, sources)])
-    run_command = shlex.join([require_tool("vvp").path, "-n", str(program)])
+    program = f"{top}.vvp"
+    # sources in the scratch folder are named from it, so that no message carries its random name
+    names = [str(path.relative_to(runner.scratch)) if path.is_relative_to(runner.scratch) else str(path)
+             for path in map(Path.resolve, sources)]
+    compile_command = shlex.join([require_tool("iverilog").path, "-g2012", "-o", program, "-s", top, *names])
+    run_command = shlex.join([require_tool("vvp").path, "-n", program])
     return runner.run(["sh", "-c", f"{compile_command} && exec {run_command}"])
