@@ -115,8 +115,10 @@ _BLOCK_KIND_NAMES = {"continuous assignment": "assign", "state machine next stat
 assert set(_BEHAVIOUR_WORDS) == set(BEHAVIOURS)
 
 
-def sentences(text: str) -> list[str]:
-    return [sentence.strip() for sentence in _SENTENCE_END.split(text.strip()) if sentence.strip()]
+@lru_cache(maxsize=65536)
+def sentences(text: str) -> tuple[str, ...]:
+    """The text's sentences, stripped; cached, as a search splits the same texts thousands of times."""
+    return tuple(sentence.strip() for sentence in _SENTENCE_END.split(text.strip()) if sentence.strip())
 
 
 def _list_names(text: str, note: re.Pattern = _BITS_NOTE) -> list[tuple[str, str | None]]:
@@ -271,13 +273,30 @@ def _blocks_in_scope(scope: Scope) -> list[BlockFacts]:
 def check(claim: Claim, scope: Scope) -> bool:
     """Does the claim hold? False when it is false and when the facts cannot confirm it."""
     facts = scope.module
-    blocks = _blocks_in_scope(scope)
     if claim.kind == "identifier":
         return claim.names[0] in facts.identifiers
     if claim.kind == "width":
         return str(facts.widths.get(claim.names[0])) == claim.value
     if claim.kind == "direction":
         return any(port.name == claim.names[0] and port.direction == claim.value for port in facts.ports)
+    if claim.kind == "memory":
+        depth, _, width = claim.value.partition("x")
+        return any(memory.name == claim.names[0] and str(memory.depth) == depth and width in ("", str(memory.width))
+                   for memory in facts.memories)
+    if claim.kind == "parameter":
+        return claim.names[0] in facts.parameters and claim.value in ("", str(facts.parameters[claim.names[0]]))
+    if claim.kind == "combinational":  # the text shows no clocked block, and the netlist stores nothing
+        return facts.combinational and not (scope.behaviour is not None and scope.behaviour.stores)
+    if claim.kind == "block_kind":
+        return scope.block is not None and scope.block.kind == claim.value
+    if claim.kind in NETLIST_KINDS:
+        return check_netlist_claim(claim, facts, scope.behaviour)
+    return _check_in_blocks(claim, scope, _blocks_in_scope(scope))
+
+
+def _check_in_blocks(claim: Claim, scope: Scope, blocks: list[BlockFacts]) -> bool:
+    """`check` for the kinds a block's facts decide: the claim's scope's blocks (every block for the module)."""
+    facts = scope.module
     if claim.kind == "clock":
         return any(block.clock == (claim.names[0], claim.value) for block in blocks)
     if claim.kind == "reset":
@@ -298,27 +317,15 @@ def check(claim: Claim, scope: Scope) -> bool:
         if claim.kind == "state":
             return any(claim.names[0] in machine.states for machine in machines)
         return any(claim.names in machine.transitions for machine in machines)
-    if claim.kind == "memory":
-        depth, _, width = claim.value.partition("x")
-        return any(memory.name == claim.names[0] and str(memory.depth) == depth and width in ("", str(memory.width))
-                   for memory in facts.memories)
     if claim.kind == "instance":
         return any(block.child == claim.names for block in blocks)
-    if claim.kind == "parameter":
-        return claim.names[0] in facts.parameters and claim.value in ("", str(facts.parameters[claim.names[0]]))
     if claim.kind == "drives":
         return any(claim.names[0] in block.targets for block in blocks)
     if claim.kind == "reads":
         return any(claim.names[0] in block.reads for block in blocks)
-    if claim.kind == "combinational":  # the text shows no clocked block, and the netlist stores nothing
-        return facts.combinational and not (scope.behaviour is not None and scope.behaviour.stores)
-    if claim.kind == "block_kind":
-        return scope.block is not None and scope.block.kind == claim.value
     if claim.kind == "behaviour":
         return any(claim.value in block.behaviours for block in blocks) or (
             scope.block is None and claim.value in scope.child_behaviours)
-    if claim.kind in NETLIST_KINDS:
-        return check_netlist_claim(claim, facts, scope.behaviour)
     raise ValueError(f"unknown claim kind {claim.kind!r}")
 
 

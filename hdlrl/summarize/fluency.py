@@ -33,15 +33,24 @@ def embedded_fluency(text: str) -> float:
     parts = sentences(text)
     if not parts:
         return 0.0
-    words = [_WORD.findall(sentence) for sentence in parts]
-    run_on = sum(min(1.0, max(0, len(sentence_words) - RUN_ON_WORDS) / RUN_ON_WORDS)
-                 for sentence_words in words) / len(parts)
-    # prose is compared case-blind, identifiers exactly (`REMAINER` and `remainer` are two signals)
-    all_words = [word if word.startswith("`") else word.lower() for sentence_words in words for word in sentence_words]
+    measured = [_sentence_measures(sentence) for sentence in parts]
+    run_on = sum(sentence_run_on for _, sentence_run_on, _ in measured) / len(parts)
+    all_words = [word for words, _, _ in measured for word in words]
     trigrams = list(zip(all_words, all_words[1:], all_words[2:]))
     repetition = 1 - len(set(trigrams)) / len(trigrams) if trigrams else 0.0
-    code = sum(min(1.0, 0.5 * len(_CODE_TOKENS.findall(re.sub(r"`[^`]*`", " ", sentence)))) for sentence in parts) / len(parts)
+    code = sum(sentence_code for _, _, sentence_code in measured) / len(parts)
     return max(0.0, 1.0 - 0.5 * run_on - repetition - 0.5 * code)
+
+
+@lru_cache(maxsize=65536)
+def _sentence_measures(sentence: str) -> tuple[tuple[str, ...], float, float]:
+    """(its words, its run-on, its code) for `embedded_fluency`: a search scores thousands of
+    documents that share most of their sentences. Prose words are compared case-blind,
+    identifiers exactly (`REMAINER` and `remainer` are two signals)."""
+    words = _WORD.findall(sentence)
+    run_on = min(1.0, max(0, len(words) - RUN_ON_WORDS) / RUN_ON_WORDS)
+    code = min(1.0, 0.5 * len(_CODE_TOKENS.findall(re.sub(r"`[^`]*`", " ", sentence))))
+    return tuple(word if word.startswith("`") else word.lower() for word in words), run_on, code
 
 
 def slor(lm_logprob: float, unigram_logprob: float, tokens: int) -> float:
