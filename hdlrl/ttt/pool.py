@@ -144,7 +144,7 @@ class Pool:
         """
         scores = self.scores(exploration)
         ranked = sorted(scores, key=lambda state_id: (scores[state_id], self.states[state_id].reward), reverse=True)
-        lineages = self.lineage_graph()
+        lineages: nx.DiGraph | None = None  # built only when a second pick needs it
         picked: list[PoolState] = []
         blocked: set[str] = set()
         for state_id in ranked:
@@ -152,7 +152,9 @@ class Pool:
                 break
             if state_id not in blocked:
                 picked.append(self.states[state_id])
-                blocked |= {state_id} | nx.ancestors(lineages, state_id) | nx.descendants(lineages, state_id)
+                if len(picked) < batch_size:
+                    lineages = self.lineage_graph() if lineages is None else lineages
+                    blocked |= {state_id} | nx.ancestors(lineages, state_id) | nx.descendants(lineages, state_id)
         return [picked[index % len(picked)] for index in range(batch_size)] if picked else []
 
     def record_expansion(self, parent_id: str, child_rewards: list[float | None]) -> None:
