@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from hdlrl import design
-from hdlrl.eda.runner import OUTPUT_KEPT_BYTES, RLIMIT_CPU_FACTOR, Limits, ToolRunner
+from hdlrl.eda.runner import (CPU_KILL_MARGIN_S, FILE_SIZE_LIMIT_BYTES, OUTPUT_KEPT_BYTES, RLIMIT_CPU_FACTOR,
+                               Limits, ToolRunner)
 from hdlrl.eda.sim import simulator
 from hdlrl.eda.toolchain import find_tool
 from hdlrl.evaluate.cache import ResultCache, cached_result
@@ -121,3 +122,24 @@ def test_time_out_is_never_cached(tmp_path: Path) -> None:
     for _ in range(2):
         cached_result(cache_path, lambda: "verdict", EvalResult, lambda: compute(False))
     assert computed == [True, True, False] and len(ResultCache(cache_path)) == 1
+
+
+@pytest.mark.parametrize("sandbox", SANDBOX_CASES)
+@pytest.mark.parametrize("prlimit", [pytest.param(True, id="prlimit"), pytest.param(False, id="fork")])
+def test_the_tool_runs_under_the_same_limits_with_and_without_prlimit(
+        tmp_path: Path, sandbox: bool, prlimit: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """prlimit sets them where installed, a fork of the interpreter where not: the tool sees the same."""
+    if prlimit and not find_tool("prlimit").usable:
+        pytest.skip(f"prlimit is unusable: {find_tool('prlimit').problem}")
+    if not prlimit:
+        monkeypatch.setenv("HDLRL_PRLIMIT", str(tmp_path / "no-prlimit-here"))
+        assert not find_tool("prlimit").usable
+    limits = Limits(time_s=7.0, memory_mb=512)
+    run = ToolRunner(tmp_path / "scratch", limits, sandbox=sandbox).run(["cat", "/proc/self/limits"])
+    assert run.ok, run.output
+    seen = {line[:26].strip(): line[26:].split()[:2] for line in run.stdout.splitlines()[1:]}
+    soft_cpu_s = math.ceil(7.0 * RLIMIT_CPU_FACTOR)
+    assert seen["Max cpu time"] == [str(soft_cpu_s), str(soft_cpu_s + CPU_KILL_MARGIN_S)]
+    assert seen["Max address space"] == [str(512 * 1024 * 1024)] * 2
+    assert seen["Max core file size"] == ["0", "0"]
+    assert seen["Max file size"] == [str(FILE_SIZE_LIMIT_BYTES)] * 2
