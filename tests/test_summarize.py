@@ -70,6 +70,14 @@ endmodule
     assert row["hallucinated"] == [] and "`finished`" in " ".join(block["summary"] for block in row["blocks"])
 
 
+@pytest.mark.parametrize("design", ["alu8", "mult8", "decoder3to8"])
+def test_a_testbench_gets_a_module_summary_not_only_block_summaries(design: str) -> None:
+    # the search returns a finished document: one whose module summary is still to be written is no result
+    (path,) = (ROOT / "designs" / design / "tb").glob("*.v")
+    for row in summarize_file(path):
+        assert row["summary"].startswith(f"`{row['module']}`"), row
+
+
 def test_search_never_loses_to_the_single_shot_and_wins_on_the_mean(design_rows):
     for row in design_rows:
         assert row["scores"]["total"] >= row["single_shot"]["total"], row["module"]

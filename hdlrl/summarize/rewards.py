@@ -161,6 +161,13 @@ class DocumentScorer:
             self._checked[text, position] = _checked(text, scope, self.independent)
         return self._checked[text, position]
 
+    def unverified(self, document: Document) -> tuple[Claim, ...]:
+        """The document's claims the checker did not verify, each once, in the order `__call__`
+        lists them: what the next edit should leave out, without the rest of the scoring."""
+        pairs = self.checked(document.summary, -1) + [pair for position, text in enumerate(document.blocks)
+                                                      for pair in self.checked(text, position)]
+        return tuple(dict.fromkeys(claim for claim, verified in pairs if not verified))
+
     def local_content_adequacy(self, module_stated: set[Claim], block_stated: list[set[Claim]]) -> float:
         """LCA = mean, over the interface, the netlist's behaviour and each block with salient facts, of the
         fraction stated (verified); the interface and the behaviour by the module summary."""

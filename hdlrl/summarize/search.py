@@ -22,7 +22,6 @@ import hashlib
 import json
 import random
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,7 +32,7 @@ from hdlrl.summarize.prompt import SummaryState
 from hdlrl.ttt.protocol import Policy
 from hdlrl.summarize.prompt import parse_document
 from hdlrl.summarize.document import Document
-from hdlrl.summarize.rewards import Scores
+from hdlrl.summarize.rewards import DocumentScorer, Scores
 from hdlrl.ttt.loop import Group, Judged, LoopSettings, SearchLoop
 from hdlrl.ttt.pool import PoolState
 
@@ -70,7 +69,7 @@ class SummarySearch:
     kind, unit = "summarize", "rollout"
 
     def __init__(self, policy: Policy, module: str, source: str, facts: ModuleFacts,
-                 score: Callable[[Document], Scores], settings: SearchSettings,
+                 score: DocumentScorer, settings: SearchSettings,
                  children: dict[str, str] | None = None, child_behaviours: tuple[str, ...] = (),
                  behaviour: Behaviour | None = None):
         self.policy = policy
@@ -95,9 +94,7 @@ class SummarySearch:
     def state(self, action: str, document: Document, block: int | None = None) -> SummaryState:
         """What the policy sees, with the claims of the document so far that the checker did not verify
         (for the edits of the module summary: a block's candidates do not depend on the rest)."""
-        scores = self.score(document) if document.text and action != "refine_block" else None
-        unverified = tuple(dict.fromkeys(claim for claim, verified in zip(scores.claims, scores.verified)
-                                         if not verified)) if scores else ()
+        unverified = self._score.unverified(document) if document.text and action != "refine_block" else ()
         return SummaryState(self.module, self.source, self.facts, action, document, block, self.children,
                             self.child_behaviours, behaviour=self.behaviour, unverified=unverified)
 
