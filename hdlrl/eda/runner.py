@@ -59,7 +59,7 @@ _PRLIMIT_NAMES = {resource.RLIMIT_AS: "as", resource.RLIMIT_CORE: "core", resour
                   resource.RLIMIT_FSIZE: "fsize"}
 
 
-@dataclass
+@dataclass(frozen=True)
 class Limits:
     """Resource limits of one tool invocation.
 
@@ -239,7 +239,7 @@ def _reported_cpu_s(report: IO[bytes]) -> float | None:
     return sum(values[2:]) if len(values) == 4 else None
 
 
-def _read_bounded(stream: IO[bytes]) -> str:
+def read_bounded(stream: IO[bytes]) -> str:
     """The first and the last OUTPUT_KEPT_BYTES of `stream`, with a note of what was cut between them."""
     size = stream.seek(0, os.SEEK_END)
     stream.seek(0)
@@ -324,7 +324,7 @@ class ToolRunner:
             killed_by_cpu_limit = process.returncode in (-signal.SIGXCPU, 128 + signal.SIGXCPU)
             limit_hit = stall or ("cpu" if killed_by_cpu_limit or used_cpu_s > limits.time_s else None)
             run = ToolRun(argv=list(argv), cwd=str(self.scratch), returncode=process.returncode,
-                          stdout=_read_bounded(stdout), stderr=_read_bounded(stderr), wall_s=wall_s,
+                          stdout=read_bounded(stdout), stderr=read_bounded(stderr), wall_s=wall_s,
                           cpu_s=used_cpu_s, limit_hit=limit_hit, sandboxed=self.sandboxed, limits=limits)
         self.history.append(run)
         if run.fault:

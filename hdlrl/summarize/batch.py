@@ -45,6 +45,7 @@ from hdlrl.summarize.flag_evidence import FlagEvidence
 from hdlrl.summarize.flip_flop_evidence import FlipFlopEvidence
 from hdlrl.summarize.fsm_evidence import StateChangeEvidence
 from hdlrl.summarize.memory_evidence import MemoryEvidence
+from hdlrl.summarize.evidence_benches import EvidenceBenches
 from hdlrl.summarize.enable_evidence import EnableEvidence
 from hdlrl.summarize.function_evidence import FunctionEvidence
 from hdlrl.summarize.reset_evidence import Evidence, ResetEvidence
@@ -162,8 +163,11 @@ def summarize_module(module: Module, policy: Policy, flow: SummarizeFlow,
         return found.status == "verified"
 
     resets = [reset_claim(reset.signal, reset.active_low, reset.asynchronous) for reset in facts.resets]
-    for claim in [*salient_behaviour_facts(facts, behaviour), *resets]:
-        independent(claim)  # simulated before the search, so that its time limit is spent on the search alone
+    planned = [*salient_behaviour_facts(facts, behaviour), *resets]
+    with EvidenceBenches().active() as benches:  # their benches in one run, before the search and its time limit
+        benches.plan(functools.partial(independent, claim) for claim in planned)
+        for claim in planned:
+            independent(claim)
 
     score = DocumentScorer(facts, flow.rewards, frozenset(child_behaviours), fluency, independent, behaviour)
     search = SummarySearch(policy, module.name, module.source, facts, score, flow.search,

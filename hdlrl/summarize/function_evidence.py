@@ -12,16 +12,14 @@ simulate alone leaves it unverified, which counts as not verified.
 from __future__ import annotations
 
 import re
-import tempfile
-from pathlib import Path
 
-from hdlrl.eda.runner import Limits, ToolRunner
-from hdlrl.eda.sim.icarus import compile_and_run
+from hdlrl.eda.runner import Limits
 from hdlrl.hdl.facts import ModuleFacts
 from hdlrl.hdl.ir import Module
 from hdlrl.hdl.sources import file_text
 from hdlrl.summarize.behaviour import Behaviour, function_claim
 from hdlrl.summarize.claim import Claim
+from hdlrl.summarize.evidence_benches import run_bench
 from hdlrl.summarize.reset_evidence import Evidence
 
 BENCH_TOP = "hdlrl_function_evidence"
@@ -78,12 +76,8 @@ class FunctionEvidence:
         claimed = list(self.behaviour.functions)
         if any(width is None for _, width in inputs + outputs) or any(port.direction == "inout" for port in ports):
             return {name: Evidence("unverified", "a port's width is not a number") for name in claimed}
-        with tempfile.TemporaryDirectory(prefix="hdlrl-function-evidence-") as scratch:
-            runner = ToolRunner(Path(scratch), _LIMITS, sandbox=self.sandbox)
-            design, bench = runner.scratch / "module.v", runner.scratch / "bench.v"
-            design.write_text(file_text(self.module))
-            bench.write_text(_testbench(self.module, inputs, outputs))
-            run = compile_and_run(runner, [bench, design], BENCH_TOP)
+        run = run_bench(file_text(self.module), _testbench(self.module, inputs, outputs), BENCH_TOP, _LIMITS,
+                        self.sandbox)
         if not run.ok:
             first = next(iter(run.output.strip().splitlines()), run.fault or "no output")
             return {name: Evidence("unverified", f"the module does not simulate alone: {first}") for name in claimed}

@@ -15,17 +15,15 @@ unverified, which counts as not verified.
 from __future__ import annotations
 
 import re
-import tempfile
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
-from hdlrl.eda.runner import Limits, ToolRunner
-from hdlrl.eda.sim.icarus import compile_and_run
+from hdlrl.eda.runner import Limits
 from hdlrl.hdl.facts import ModuleFacts
 from hdlrl.hdl.ir import Module
 from hdlrl.hdl.sources import file_text
 from hdlrl.summarize.behaviour import Behaviour, ResetValue
 from hdlrl.summarize.claim import Claim, reset_claim
+from hdlrl.summarize.evidence_benches import run_bench
 
 BENCH_TOP = "hdlrl_reset_evidence"
 HELD_CYCLES, FREE_CYCLES = 8, 16
@@ -88,12 +86,8 @@ def simulate_phases(module: Module, facts: ModuleFacts, phases: list[tuple[str, 
                     registers: list[str], sandbox: bool | None, before_edge: bool = False,
                     ) -> dict[tuple[str, str], list[str]] | str:
     """{(label, register): values in order} from `phased_testbench` on Icarus, or why it did not run."""
-    with tempfile.TemporaryDirectory(prefix="hdlrl-evidence-") as scratch:
-        runner = ToolRunner(Path(scratch), _LIMITS, sandbox=sandbox)
-        design, bench = runner.scratch / "module.v", runner.scratch / "bench.v"
-        design.write_text(file_text(module))
-        bench.write_text(phased_testbench(module, facts, phases, registers, before_edge))
-        run = compile_and_run(runner, [bench, design], BENCH_TOP)
+    run = run_bench(file_text(module), phased_testbench(module, facts, phases, registers, before_edge), BENCH_TOP,
+                    _LIMITS, sandbox)
     if not run.ok:
         first = next(iter(run.output.strip().splitlines()), run.fault or "no output")
         return f"the module does not simulate alone: {first}"
