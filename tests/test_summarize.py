@@ -72,10 +72,12 @@ endmodule
 
 @pytest.mark.parametrize("design", ["alu8", "mult8", "decoder3to8"])
 def test_a_testbench_gets_a_module_summary_not_only_block_summaries(design: str) -> None:
-    # the search returns a finished document: one whose module summary is still to be written is no result
+    # the search returns a finished document: one whose module summary is still to be written is no result;
+    # a module with no ports is said to be a testbench, a verified claim
     (path,) = (ROOT / "designs" / design / "tb").glob("*.v")
     for row in summarize_file(path):
-        assert row["summary"].startswith(f"`{row['module']}`"), row
+        assert row["summary"].startswith(f"`{row['module']}` is a testbench"), row  # not "purely combinational"
+        assert ["testbench", [], "", True] in row["claims"] and ["combinational", [], "", True] not in row["claims"]
 
 
 def test_search_never_loses_to_the_single_shot_and_wins_on_the_mean(design_rows):

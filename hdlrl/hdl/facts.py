@@ -101,7 +101,7 @@ class ModuleFacts:
     blocks: tuple[BlockFacts, ...]
     children: tuple[tuple[str, str], ...]  # (module, instance name), in source order
     identifiers: frozenset[str]  # every name a summary may mention
-    combinational: bool = field(default=False)  # no sequential block anywhere
+    combinational: bool = field(default=False)  # ports, and no sequential block anywhere
 
     def all_blocks(self) -> Iterator[BlockFacts]:
         """Every block, those inside generate regions included, in source order."""
@@ -364,4 +364,5 @@ def module_facts(module: Module) -> ModuleFacts:
         local_parameters=frozenset(parameter.name for parameter in module.parameters if parameter.local),
         widths=widths, registers=registers, memories=memories, blocks=blocks, children=children,
         identifiers=frozenset(identifiers),
-        combinational=not any(block.kind in ("sequential", "fsm_next_state") and block.clock for block in flat))
+        combinational=bool(module.ports)  # a module with no ports is a testbench, not logic
+        and not any(block.kind in ("sequential", "fsm_next_state") and block.clock for block in flat))

@@ -67,6 +67,7 @@ _DRIVES = re.compile(rf"\b(?:drives|computes|assigns|updates|loads|sets)\s+(?:ou
                      re.IGNORECASE)
 _READS = re.compile(rf"\bfrom\s+(?:inputs?\s+)?(?P<list>{_LIST})", re.IGNORECASE)
 _COMBINATIONAL = re.compile(r"\bpurely combinational\b|\bhas no clock\b", re.IGNORECASE)
+_TESTBENCH = re.compile(r"\bis a testbench\b", re.IGNORECASE)
 _LATCH = re.compile(rf"\bholds\s+(?P<list>{_LIST})\s+in\s+(?:a\s+)?latch(?:es)?\b", re.IGNORECASE)
 _ENABLE = re.compile(rf"(?P<list>{_LIST})\s+changes?\s+only\s+while\s+{_ID.format('name')}\s+is\s+(?P<level>high|low)\b",
                      re.IGNORECASE)
@@ -203,6 +204,8 @@ def sentence_claims(sentence: str) -> tuple[Claim, ...]:
         claims += [Claim("reads", (name,)) for name, _ in _list_names(match.group("list"))]
     if _COMBINATIONAL.search(sentence):
         claims.append(Claim("combinational"))
+    if _TESTBENCH.search(sentence):
+        claims.append(Claim("testbench"))
     for match in _LATCH.finditer(sentence):
         claims += [Claim("latch", (name,)) for name, _ in _list_names(match.group("list"))]
     for match in _ENABLE.finditer(sentence):
@@ -289,6 +292,8 @@ def check(claim: Claim, scope: Scope) -> bool:
         return facts.combinational and not (scope.behaviour is not None and scope.behaviour.stores)
     if claim.kind == "block_kind":
         return scope.block is not None and scope.block.kind == claim.value
+    if claim.kind == "testbench":  # nothing connects to it: it runs a simulation of its own
+        return not facts.ports
     if claim.kind in NETLIST_KINDS:
         return check_netlist_claim(claim, facts, scope.behaviour)
     return _check_in_blocks(claim, scope, _blocks_in_scope(scope))

@@ -79,8 +79,9 @@ def salient_block_facts(block: BlockFacts, behaviour: Behaviour | None = None) -
 
 
 def salient_module_facts(facts: ModuleFacts) -> tuple[Claim, ...]:
-    """What the module summary should state of its interface: ports, parameters and memories."""
-    claims: list[Claim] = []
+    """What the module summary should state of its interface: ports (or that it has none: a
+    testbench), parameters and memories."""
+    claims: list[Claim] = [] if facts.ports else [Claim("testbench")]
     for port in facts.ports:
         claims.append(Claim("direction", (port.name,), port.direction))
         if port.width is not None:

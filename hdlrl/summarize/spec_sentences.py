@@ -57,6 +57,8 @@ def what_it_is(facts: ModuleFacts, behaviour: Behaviour | None) -> str:
     clocked block may still hold latches; the netlist tells."""
     netlist = behaviour.netlist if behaviour is not None else None
     latches = list(dict.fromkeys(latch.name for latch in netlist.latches)) if netlist else []
+    if not facts.ports:
+        return f"`{facts.name}` is a testbench, with no ports."
     if facts.combinational and latches:
         return f"`{facts.name}` is level-sensitive, with no clock: it holds {names(latches)} in a latch."
     if facts.combinational:
