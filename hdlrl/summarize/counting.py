@@ -143,6 +143,7 @@ def yosys_traces(runner: ToolRunner, source: Path, facts: ModuleFacts, netlist: 
     cycles = RESET_CYCLES + (1 << max(registers.values())) + 2
     script = [*read_commands([source, runner.scratch / "wrapper.v"]),
               f"hierarchy -top {WRAPPER}", "proc",
+              f"opt_clean {facts.name}",  # the module's unused wires left out: `sim` pays for every wire it dumps
               f"sim -clock clk -reset rst -rstlen {RESET_CYCLES} -n {cycles} -vcd trace.vcd"]
     run = runner.run([require_tool("yosys").path, "-q", "-p", "; ".join(script)])
     vcd = runner.scratch / "trace.vcd"
