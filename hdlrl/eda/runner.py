@@ -268,6 +268,8 @@ class ToolRunner:
             raise RuntimeError(f"sandbox requested but bwrap is unusable: {bwrap.problem}")
         self._readable = tuple(Path(path).resolve() for path in readable)
         self._bwrap = bwrap.path if use_sandbox else None
+        prlimit = find_tool("prlimit")
+        self._prlimit = prlimit.path if prlimit.usable else None
         self.history: list[ToolRun] = []
 
     @property
@@ -293,8 +295,8 @@ class ToolRunner:
                       resource.RLIMIT_FSIZE: (FILE_SIZE_LIMIT_BYTES, FILE_SIZE_LIMIT_BYTES)}
 
         def limit_child() -> None:
-            for which, (soft, hard) in limits_set.items():
-                resource.setrlimit(which, (soft, hard))
+            for which, soft_and_hard in limits_set.items():
+                resource.setrlimit(which, soft_and_hard)
 
         with tempfile.TemporaryFile() as stdout, tempfile.TemporaryFile() as stderr, \
                 tempfile.TemporaryFile() as report:
@@ -305,14 +307,13 @@ class ToolRunner:
                            "bash", "-c", _MEASURE_SCRIPT.format(fd=report.fileno()), "bash", *argv]
             # prlimit sets the limits and execs the command, so Popen can spawn it without forking
             # the whole interpreter (which a `preexec_fn` forces: about 15 ms a run); the same limits either way
-            prlimit = find_tool("prlimit")
-            if prlimit.usable:
-                command = [prlimit.path, *(f"--{_PRLIMIT_NAMES[which]}={soft}:{hard}"
-                                           for which, (soft, hard) in limits_set.items()), "--", *command]
+            if self._prlimit:
+                command = [self._prlimit, *(f"--{_PRLIMIT_NAMES[which]}={soft}:{hard}"
+                                            for which, (soft, hard) in limits_set.items()), "--", *command]
             started = time.perf_counter()
             process = subprocess.Popen(
                 command, cwd=self.scratch, stdout=stdout, stderr=stderr, stdin=subprocess.DEVNULL,
-                start_new_session=True, preexec_fn=None if prlimit.usable else limit_child,
+                start_new_session=True, preexec_fn=None if self._prlimit else limit_child,
                 # temporary files in the scratch folder: writable inside the sandbox, gone with it
                 env={**os.environ, "TMPDIR": str(self.scratch), **(env or {})},
                 pass_fds=(report.fileno(),) if self._bwrap else (),
