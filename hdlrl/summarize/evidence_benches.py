@@ -20,13 +20,23 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import NamedTuple
 
 from hdlrl.eda.runner import Limits, ToolRun, ToolRunner
 from hdlrl.eda.sim.icarus import BenchOutput, compile_and_run, compile_and_run_each
 
 DESIGN, BENCH = "module.v", "bench.v"  # a bench's two files, named so in its folder
-_Key = tuple[str, str, str, Limits, bool | None]  # design text, bench text, top, limits, sandbox
 _planned: ContextVar[EvidenceBenches | None] = ContextVar("planned_evidence_benches", default=None)
+
+
+class _Bench(NamedTuple):
+    """One bench as asked for: what `run_bench` was given, the key of what it printed."""
+
+    design: str  # the module's text
+    bench: str  # the bench's text
+    top: str
+    limits: Limits
+    sandbox: bool | None
 
 
 class BenchDeferred(Exception):
@@ -38,8 +48,8 @@ class EvidenceBenches:
     """The benches of one module's planned claims, and what each printed."""
 
     planning: bool = False
-    wanted: list[_Key] = field(default_factory=list)
-    printed: dict[_Key, ToolRun | BenchOutput] = field(default_factory=dict)
+    wanted: list[_Bench] = field(default_factory=list)
+    printed: dict[_Bench, ToolRun | BenchOutput] = field(default_factory=dict)
 
     @contextmanager
     def active(self) -> Iterator[EvidenceBenches]:
@@ -61,51 +71,51 @@ class EvidenceBenches:
                     pass
         finally:
             self.planning = False
-        groups: dict[tuple[bool | None, int], list[_Key]] = {}  # one run per sandbox setting and memory limit
-        for key in dict.fromkeys(self.wanted):
-            groups.setdefault((key[4], key[3].memory_mb), []).append(key)
-        for keys in groups.values():
-            self.printed.update(zip(keys, _run_together(keys)))
+        groups: dict[tuple[bool | None, int], list[_Bench]] = {}  # one run per sandbox setting and memory limit
+        for bench in dict.fromkeys(self.wanted):
+            groups.setdefault((bench.sandbox, bench.limits.memory_mb), []).append(bench)
+        for benches in groups.values():
+            self.printed.update(zip(benches, _run_together(benches)))
 
 
 def run_bench(design: str, bench: str, top: str, limits: Limits, sandbox: bool | None) -> ToolRun | BenchOutput:
     """`bench` (its top module `top`) compiled with `design` and run under `limits`, in a
     scratch folder of its own unless the module's planned benches hold it."""
-    key = (design, bench, top, limits, sandbox)
+    asked = _Bench(design, bench, top, limits, sandbox)
     planned = _planned.get()
-    if planned is not None and key in planned.printed:
-        return planned.printed[key]
+    if planned is not None and asked in planned.printed:
+        return planned.printed[asked]
     if planned is not None and planned.planning:
-        planned.wanted.append(key)
+        planned.wanted.append(asked)
         raise BenchDeferred
-    return _run_alone(key)
+    return _run_alone(asked)
 
 
-def _write(folder: Path, key: _Key) -> list[Path]:
+def _write(folder: Path, bench: _Bench) -> list[Path]:
     """The bench's two files in `folder`, the bench first."""
     folder.mkdir(exist_ok=True)
-    (folder / DESIGN).write_text(key[0])
-    (folder / BENCH).write_text(key[1])
+    (folder / DESIGN).write_text(bench.design)
+    (folder / BENCH).write_text(bench.bench)
     return [folder / BENCH, folder / DESIGN]
 
 
-def _run_alone(key: _Key) -> ToolRun:
+def _run_alone(bench: _Bench) -> ToolRun:
     with tempfile.TemporaryDirectory(prefix="hdlrl-evidence-") as scratch:
-        runner = ToolRunner(Path(scratch), key[3], sandbox=key[4])
-        return compile_and_run(runner, _write(runner.scratch, key), key[2])
+        runner = ToolRunner(Path(scratch), bench.limits, sandbox=bench.sandbox)
+        return compile_and_run(runner, _write(runner.scratch, bench), bench.top)
 
 
-def _run_together(keys: list[_Key]) -> list[ToolRun | BenchOutput]:
+def _run_together(benches: list[_Bench]) -> list[ToolRun | BenchOutput]:
     """The benches (of one sandbox setting and memory limit) in one run, or one by one where that fails."""
-    if len(keys) == 1:
-        return [_run_alone(keys[0])]
-    limits = [key[3] for key in keys]
+    if len(benches) == 1:
+        return [_run_alone(benches[0])]
+    limits = [bench.limits for bench in benches]
     tightest = replace(limits[0], time_s=min(each.time_s for each in limits),
                        idle_s=min(each.idle_s for each in limits))
     with tempfile.TemporaryDirectory(prefix="hdlrl-evidence-") as scratch:
-        runner = ToolRunner(Path(scratch), tightest, sandbox=keys[0][4])
-        for index, key in enumerate(keys):
-            _write(runner.scratch / f"bench{index}", key)
-        printed = compile_and_run_each(runner, [(f"bench{index}", [BENCH, DESIGN], key[2])
-                                                for index, key in enumerate(keys)])
-    return list(printed) if printed is not None else [_run_alone(key) for key in keys]
+        runner = ToolRunner(Path(scratch), tightest, sandbox=benches[0].sandbox)
+        for index, bench in enumerate(benches):
+            _write(runner.scratch / f"bench{index}", bench)
+        printed = compile_and_run_each(runner, [(f"bench{index}", [BENCH, DESIGN], bench.top)
+                                                for index, bench in enumerate(benches)])
+    return list(printed) if printed is not None else [_run_alone(bench) for bench in benches]

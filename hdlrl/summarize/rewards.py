@@ -162,12 +162,17 @@ class DocumentScorer:
             self._checked[text, position] = _checked(text, scope, self.independent)
         return self._checked[text, position]
 
+    def _document_checked(self, document: Document) -> tuple[list[tuple[Claim, bool]], list[list[tuple[Claim, bool]]]]:
+        """The checked claims of the module summary, and those of each block summary."""
+        return self.checked(document.summary, -1), [self.checked(text, position)
+                                                    for position, text in enumerate(document.blocks)]
+
     def unverified(self, document: Document) -> tuple[Claim, ...]:
         """The document's claims the checker did not verify, each once, in the order `__call__`
         lists them: what the next edit should leave out, without the rest of the scoring."""
-        pairs = self.checked(document.summary, -1) + [pair for position, text in enumerate(document.blocks)
-                                                      for pair in self.checked(text, position)]
-        return tuple(dict.fromkeys(claim for claim, verified in pairs if not verified))
+        module_checked, block_checked = self._document_checked(document)
+        return tuple(dict.fromkeys(claim for pairs in (module_checked, *block_checked)
+                                   for claim, verified in pairs if not verified))
 
     def local_content_adequacy(self, module_stated: set[Claim], block_stated: list[set[Claim]]) -> float:
         """LCA = mean, over the interface, the netlist's behaviour and each block with salient facts, of the
@@ -178,8 +183,7 @@ class DocumentScorer:
         return sum(fractions) / len(fractions) if fractions else 1.0
 
     def __call__(self, document: Document) -> Scores:
-        module_checked = self.checked(document.summary, -1)
-        block_checked = [self.checked(text, position) for position, text in enumerate(document.blocks)]
+        module_checked, block_checked = self._document_checked(document)
         checked = module_checked + [pair for pairs in block_checked for pair in pairs]
         fc = functional_correctness(checked)
         lca = self.local_content_adequacy({claim for claim, verified in module_checked if verified},
