@@ -1,5 +1,5 @@
 """`hdlrl summarize` as a batch job: resume after kill -9, error rows that never stop the batch,
-and the SystemVerilog fallback to pyslang, through the command line."""
+the SystemVerilog fallback to pyslang, through the command line; files parsed on the executor."""
 
 from __future__ import annotations
 
@@ -12,6 +12,9 @@ import time
 from pathlib import Path
 
 from hdlrl.bench.summarize import replicated_corpus
+from hdlrl.evaluate.executors.local import LocalExecutor
+from hdlrl.hdl.sources import read_source
+from hdlrl.summarize.batch import read_sources
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -96,3 +99,39 @@ def test_systemverilog_module_falls_back_to_pyslang(tmp_path: Path) -> None:
     assert row["hallucinated"] == [] and row["scores"]["fc"] == 1.0
     assert "`ones` (4 bits)" in row["summary"] and "`data` (8 bits)" in row["summary"]
     assert row["blocks"][0]["kind"] == "combinational"
+
+
+class _RecordingExecutor:
+    """Two worker processes, remembering the files it was sent to parse."""
+
+    def __init__(self) -> None:
+        self._pool = LocalExecutor(2)
+        self.workers = 2
+        self.sent: list[str] = []
+
+    def map(self, jobs):
+        jobs = list(jobs)
+        self.sent += [Path(job.path).name for job in jobs]
+        return self._pool.map(jobs)
+
+
+def test_files_are_parsed_on_the_executor_except_those_that_include_others(tmp_path: Path) -> None:
+    (tmp_path / "widths.vh").write_text("`define WIDTH 8\n")
+    (tmp_path / "alu8.v").write_text((ROOT / "designs/alu8/rtl/alu8.v").read_text())
+    (tmp_path / "wide.v").write_text('`include "widths.vh"\nmodule wide(input [`WIDTH-1:0] a, output [`WIDTH-1:0] y);\n'
+                                     "  assign y = ~a;\nendmodule\n")
+    (tmp_path / "latin1.v").write_bytes(b"module m; // caf\xe9\nendmodule\n")
+    (tmp_path / "two.v").write_text("module one(input a, output y);\n  assign y = a;\nendmodule\n"
+                                    "module two(input a, output y);\n  one u(.a(a), .y(y));\nendmodule\n")
+    files = sorted(tmp_path.glob("*.v"))
+    executor = _RecordingExecutor()
+    try:
+        modules, unread = read_sources(files, executor)
+    finally:
+        executor._pool.close()
+    assert executor.sent == ["alu8.v", "two.v"]  # wide.v reads widths.vh, which a remote worker may not have
+    alone = [read_source(path) for path in files]
+    assert modules == [module for read, _ in alone for module in read]
+    assert [module.name for module in modules] == ["alu8", "one", "two", "wide"]
+    assert unread == [failed for _, unread_here in alone for failed in unread_here]
+    assert [(Path(failed.path).name, failed.line) for failed in unread] == [("latin1.v", 1)]

@@ -46,7 +46,7 @@ def timed_batch(files: list[Path], workers: int, out: Path) -> tuple[float, list
     started = time.perf_counter()
     executor = make_executor("local", workers)
     try:
-        plan = plan_batch(files, "compose", {}, flow, {})
+        plan = plan_batch(files, "compose", {}, flow, {}, executor)
         rows = write_batch(plan, executor, out)
     finally:
         executor.close()

@@ -46,16 +46,15 @@ def run_summarize(arguments: argparse.Namespace) -> int:
     flow = load_summarize_flow(arguments.flow or DEFAULT_SUMMARIZE_FLOW)
     files = expand_inputs(arguments.inputs)
     written = read_written(out) if arguments.resume else {}
-    plan = plan_batch(files, arguments.policy, policy_options(arguments.policy_option or []), flow, written,
-                      arguments.include, _defines(arguments.define))
-    progress = tqdm(total=plan.modules, initial=len(written), unit="module", desc="summarize", file=sys.stderr,
-                    disable=arguments.json or None)
     executor = make_executor(arguments.executor, arguments.workers, arguments.ray_address)
     try:
-        rows = write_batch(plan, executor, out, lambda row: progress.update(1))
+        plan = plan_batch(files, arguments.policy, policy_options(arguments.policy_option or []), flow, written,
+                          executor, arguments.include, _defines(arguments.define))
+        with tqdm(total=plan.modules, initial=len(written), unit="module", desc="summarize", file=sys.stderr,
+                  disable=arguments.json or None) as progress:
+            rows = write_batch(plan, executor, out, lambda row: progress.update(1))
     finally:
         executor.close()
-        progress.close()
     totals = batch_totals(rows)
     if arguments.json:
         print(json.dumps(totals, indent=2))

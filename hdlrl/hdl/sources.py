@@ -57,20 +57,31 @@ def _only(text: str, first: int, last: int, spans: list[tuple[str | None, int, i
     return "\n".join(lines)
 
 
-def read_source(path: Path, include_dirs: Sequence[Path] = (), defines: dict[str, str] | None = None,
-                ) -> tuple[list[Module], list[UnreadModule]]:
-    """The modules of one file, and those that could not be read with the reason.
-
-    A file past the screen's size caps is not handed to a parser: it is one unread row with
-    the line where it crossed the cap."""
+def screened_text(path: Path) -> str | UnreadModule:
+    """The file's text, or why it is not handed to a parser: unreadable, not UTF-8, or past the
+    screen's size caps (with the line where it crossed the cap)."""
     try:
         text = decode_source(path)
         check_limits(text, path)
     except OSError as error:
-        return [], [UnreadModule(str(path), None, None, f"cannot read the file: {error}")]
+        return UnreadModule(str(path), None, None, f"cannot read the file: {error}")
     except HdlrlError as error:
-        return [], [UnreadModule(str(path), None, error.line, error.message)]
-    name = str(path)
+        return UnreadModule(str(path), None, error.line, error.message)
+    return text
+
+
+def read_source(path: Path, include_dirs: Sequence[Path] = (), defines: dict[str, str] | None = None,
+                ) -> tuple[list[Module], list[UnreadModule]]:
+    """The modules of one file, and those that could not be read with the reason."""
+    text = screened_text(path)
+    if isinstance(text, UnreadModule):
+        return [], [text]
+    return read_text(text, str(path), include_dirs, defines)
+
+
+def read_text(text: str, name: str, include_dirs: Sequence[Path] = (), defines: dict[str, str] | None = None,
+              ) -> tuple[list[Module], list[UnreadModule]]:
+    """`read_source` on a file's screened text; `name` is its path, for the rows and its includes."""
     try:
         return pyverilog_reader.read_modules(text, name, defines, include_dirs), []
     except HdlrlError:
