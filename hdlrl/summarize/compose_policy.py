@@ -19,7 +19,7 @@ from hdlrl.summarize.prompt import SummaryState
 from hdlrl.ttt.protocol import Sample, State, UpdateStats
 from hdlrl.summarize.prompt import format_document
 from hdlrl.summarize.claim import Claim, reset_claim
-from hdlrl.summarize.claims import Scope, check, sentence_claims, sentences
+from hdlrl.summarize.claims import sentence_claims, sentences
 from hdlrl.summarize.document import Document
 from hdlrl.summarize.behaviour import Behaviour
 from hdlrl.summarize.spec_sentences import MAX_LISTED, names, spec_opening, what_it_is
@@ -168,13 +168,12 @@ def context_candidates(facts: ModuleFacts, document: Document, children: dict[st
     return candidates
 
 
-def compress_candidates(facts: ModuleFacts, document: Document, unverified: tuple[Claim, ...] = ()) -> list[str]:
+def compress_candidates(facts: ModuleFacts, document: Document, unverified: tuple[Claim, ...] = (),
+                        stated_in_blocks: frozenset[Claim] = frozenset()) -> list[str]:
     """The module summary as it is, without the sentences whose every claim a block summary states,
     and without those making a claim the checker did not verify."""
-    stated = {claim for block, text in zip(facts.blocks, document.blocks, strict=True) for sentence in sentences(text)
-              for claim in sentence_claims(sentence) if check(claim, Scope(facts, block))}
     kept = [sentence for sentence in sentences(document.summary)
-            if not set(sentence_claims(sentence)) <= stated or sentence.startswith(f"`{facts.name}`")]
+            if not set(sentence_claims(sentence)) <= stated_in_blocks or sentence.startswith(f"`{facts.name}`")]
     verified = [sentence for sentence in sentences(document.summary)
                 if not set(sentence_claims(sentence)) & set(unverified)]
     return list(dict.fromkeys([document.summary, " ".join(kept), " ".join(verified)]))
@@ -196,7 +195,7 @@ class ComposePolicy:
         if state.action == "context":
             return context_candidates(facts, state.document, state.children, state.child_behaviours)
         if state.action == "compress":
-            return compress_candidates(facts, state.document, state.unverified)
+            return compress_candidates(facts, state.document, state.unverified, state.stated_in_blocks)
         raise ValueError(f"unknown summary action {state.action!r}")
 
     def sample(self, state: State, k: int, rng_seed: int) -> list[Sample]:

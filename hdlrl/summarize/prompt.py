@@ -189,6 +189,7 @@ class SummaryState:
     state_id: str = ""
     behaviour: Behaviour | None = None  # the netlist's facts, where Yosys read the module alone
     unverified: tuple[Claim, ...] = ()  # claims of the document so far that the checker did not verify
+    stated_in_blocks: frozenset[Claim] = frozenset()  # compress: claims of the block summaries the facts verify
 
     def messages(self) -> list[dict[str, str]]:
         return [{"role": "system", "content": SUMMARY_SYSTEM_PROMPT},

@@ -31,6 +31,8 @@ from hdlrl.summarize.behaviour import Behaviour
 from hdlrl.summarize.prompt import SummaryState
 from hdlrl.ttt.protocol import Policy
 from hdlrl.summarize.prompt import parse_document
+from hdlrl.summarize.claim import Claim
+from hdlrl.summarize.claims import Scope, check, text_claims
 from hdlrl.summarize.document import Document
 from hdlrl.summarize.rewards import DocumentScorer, Scores
 from hdlrl.ttt.loop import Group, Judged, LoopSettings, SearchLoop
@@ -86,6 +88,7 @@ class SummarySearch:
         self._score = score
         self._scores: dict[Document, Scores] = {}
         self._candidates: dict[tuple[int, Document | None], list[str]] = {}
+        self._block_claims: dict[tuple[int, str], frozenset[Claim]] = {}
         self._starts: list[Document] = []
         self.best: Document | None = None
         self._deadline = 0.0
@@ -95,8 +98,20 @@ class SummarySearch:
         """What the policy sees, with the claims of the document so far that the checker did not verify
         (for the edits of the module summary: a block's candidates do not depend on the rest)."""
         unverified = self._score.unverified(document) if document.text and action != "refine_block" else ()
+        stated = self._stated_in_blocks(document) if action == "compress" else frozenset()
         return SummaryState(self.module, self.source, self.facts, action, document, block, self.children,
-                            self.child_behaviours, behaviour=self.behaviour, unverified=unverified)
+                            self.child_behaviours, behaviour=self.behaviour, unverified=unverified,
+                            stated_in_blocks=stated)
+
+    def _stated_in_blocks(self, document: Document) -> frozenset[Claim]:
+        """The claims of the block summaries that the facts verify, each block's text checked once per search."""
+        stated: set[Claim] = set()
+        for index, text in enumerate(document.blocks):
+            if (index, text) not in self._block_claims:
+                scope = Scope(self.facts, self.facts.blocks[index])
+                self._block_claims[index, text] = frozenset(claim for claim in text_claims(text) if check(claim, scope))
+            stated |= self._block_claims[index, text]
+        return frozenset(stated)
 
     def score(self, document: Document) -> Scores:
         if document not in self._scores:
