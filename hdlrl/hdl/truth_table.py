@@ -72,7 +72,7 @@ def _operands(cell: dict) -> dict[str, int | str]:
     return {port: bits[0] for port, bits in cell["connections"].items() if cell["port_directions"][port] == "input"}
 
 
-def _pattern(position: int, size: int) -> int:
+def pattern(position: int, size: int) -> int:
     """The vector of input bit `position` over `size` assignments: bit i is bit `position` of i."""
     span = 1 << position
     vector, length = ((1 << span) - 1) << span, 2 * span
@@ -82,7 +82,7 @@ def _pattern(position: int, size: int) -> int:
     return vector & ((1 << size) - 1)
 
 
-def _evaluate(drivers: dict[int, dict], targets: list[int | str], values: dict[int, int],
+def evaluate(drivers: dict[int, dict], targets: list[int | str], values: dict[int, int],
               mask: int) -> list[int] | None:
     """The vectors of `targets` from the input vectors in `values`; None on a combinational loop.
     Undriven and x bits count as 0."""
@@ -108,7 +108,7 @@ def _evaluate(drivers: dict[int, dict], targets: list[int | str], values: dict[i
     return [values[bit] if isinstance(bit, int) else constant.get(bit, 0) for bit in targets]
 
 
-def _cone(drivers: dict[int, dict], targets: list[int | str], stops: frozenset[int] = frozenset()) -> set[int]:
+def cone(drivers: dict[int, dict], targets: list[int | str], stops: frozenset[int] = frozenset()) -> set[int]:
     """Every bit `targets` depend on through the cells, themselves included; a bit in `stops`
     is reached but what drives it is not followed."""
     reached, stack = set(), [bit for bit in targets if isinstance(bit, int)]
@@ -122,7 +122,7 @@ def _cone(drivers: dict[int, dict], targets: list[int | str], stops: frozenset[i
 
 def _cone_inputs(module: dict, drivers: dict[int, dict], targets: list[int | str]) -> list[tuple[str, int]]:
     """The input ports (name, width) with a bit in the cone of `targets`, in port order."""
-    reached = _cone(drivers, targets)
+    reached = cone(drivers, targets)
     return [(name, len(port["bits"])) for name, port in module["ports"].items()
             if port["direction"] == "input" and reached & set(port["bits"])]
 
@@ -139,8 +139,8 @@ def tabulate(module: dict, output: str, max_input_bits: int) -> TruthTable | Non
     if len(input_bits) > max_input_bits:
         return None
     size = 1 << len(input_bits)
-    values = {bit: _pattern(position, size) for position, bit in enumerate(input_bits)}
-    vectors = _evaluate(drivers, targets, values, (1 << size) - 1)
+    values = {bit: pattern(position, size) for position, bit in enumerate(input_bits)}
+    vectors = evaluate(drivers, targets, values, (1 << size) - 1)
     if vectors is None:
         return None
     rows = [0] * size
@@ -163,12 +163,12 @@ def tabulate_bitwise(module: dict, output: str, max_inputs: int = 4) -> TruthTab
         return None
     columns = [module["ports"][name]["bits"] for name, _ in inputs]
     input_bits = {bit for column in columns for bit in column}
-    if any(_cone(drivers, [target]) & input_bits != {column[index] for column in columns}
+    if any(cone(drivers, [target]) & input_bits != {column[index] for column in columns}
            for index, target in enumerate(targets)):
         return None
     size = 1 << len(inputs)
-    values = {bit: _pattern(position, size) for position, column in enumerate(columns) for bit in column}
-    vectors = _evaluate(drivers, targets, values, (1 << size) - 1)
+    values = {bit: pattern(position, size) for position, column in enumerate(columns) for bit in column}
+    vectors = evaluate(drivers, targets, values, (1 << size) - 1)
     if vectors is None or len(set(vectors)) != 1:
         return None
     rows = tuple((vectors[0] >> index) & 1 for index in range(size))
@@ -187,19 +187,19 @@ def _input_port_bits(module: dict) -> dict[int, tuple[str, int]]:
             for bit in port["bits"]}
 
 
-def _gate_cone(drivers: dict[int, dict], target: int, stops: frozenset[int]) -> set[int] | None:
-    """The cone of `target` down to `stops` (register outputs) and the input ports; None when it passes
+def gate_cone(drivers: dict[int, dict], targets: list[int | str], stops: frozenset[int]) -> set[int] | None:
+    """The cone of `targets` down to `stops` (register outputs) and the input ports; None when it passes
     through a cell that is no gate (another register, a black box, an arithmetic cell left whole)."""
-    cone = _cone(drivers, [target], stops)
-    return None if any(drivers[bit]["type"] not in _GATES for bit in cone - stops if bit in drivers) else cone
+    reached = cone(drivers, targets, stops)
+    return None if any(drivers[bit]["type"] not in _GATES for bit in reached - stops if bit in drivers) else reached
 
 
 def _one_bit_table(drivers: dict[int, dict], name: str, target: int, inputs: list[tuple[str, int]],
                    bits: list[int]) -> TruthTable | None:
     """The table of the one-bit `target` over `bits` (those of `inputs`, in order), named `name`; None on a loop."""
     size = 1 << len(bits)
-    values = {bit: _pattern(position, size) for position, bit in enumerate(bits)}
-    (vector,) = _evaluate(drivers, [target], values, (1 << size) - 1) or (None,)
+    values = {bit: pattern(position, size) for position, bit in enumerate(bits)}
+    (vector,) = evaluate(drivers, [target], values, (1 << size) - 1) or (None,)
     return None if vector is None else TruthTable(name, 1, tuple(inputs),
                                                   tuple((vector >> index) & 1 for index in range(size)))
 
@@ -217,9 +217,11 @@ def next_state_tables(module: dict, max_input_bits: int = 6) -> dict[str, TruthT
         (state,), (data,) = cell["connections"]["Q"], cell["connections"]["D"]
         name = next((net for net, entry in module["netnames"].items()
                      if entry["bits"] == [state] and not entry.get("hide_name")), None)
-        if name is None or not isinstance(data, int) or (cone := _gate_cone(drivers, data, frozenset({state}))) is None:
+        if name is None or not isinstance(data, int):
             continue
-        ports = list(dict.fromkeys(port_bits[bit] for bit in sorted(cone) if bit in port_bits))
+        if (reached := gate_cone(drivers, [data], frozenset({state}))) is None:
+            continue
+        ports = list(dict.fromkeys(port_bits[bit] for bit in sorted(reached) if bit in port_bits))
         bits = [state, *(bit for port, _ in ports for bit in module["ports"][port]["bits"])]
         if len(bits) <= max_input_bits and (table := _one_bit_table(drivers, name, data, [(name, 1), *ports], bits)):
             tables[name] = table
@@ -243,12 +245,12 @@ def register_output_tables(module: dict, max_register_bits: int = 8) -> dict[str
         if port["direction"] != "output" or len(port["bits"]) != 1:
             continue
         (target,) = port["bits"]
-        if not isinstance(target, int) or (cone := _gate_cone(drivers, target, state_bits)) is None:
+        if not isinstance(target, int) or (reached := gate_cone(drivers, [target], state_bits)) is None:
             continue
-        read = cone & state_bits
+        read = reached & state_bits
         hidden, width, name, bits = next((entry for entry in registers if read and read <= set(entry[3])),
                                          (True, 0, "", []))
-        inputs = list(dict.fromkeys(port_bits[bit] for bit in sorted(cone) if bit in port_bits))
+        inputs = list(dict.fromkeys(port_bits[bit] for bit in sorted(reached) if bit in port_bits))
         if hidden or width > max_register_bits or len(inputs) > 1 or any(each != 1 for _, each in inputs):
             continue
         leaves = [*bits, *(module["ports"][each]["bits"][0] for each, _ in inputs)]

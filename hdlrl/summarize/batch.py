@@ -45,6 +45,7 @@ from hdlrl.summarize.flag_evidence import FlagEvidence
 from hdlrl.summarize.flip_flop_evidence import FlipFlopEvidence
 from hdlrl.summarize.fsm_evidence import StateChangeEvidence
 from hdlrl.summarize.memory_evidence import MemoryEvidence
+from hdlrl.summarize.mode_evidence import RegisterModeEvidence
 from hdlrl.summarize.evidence_benches import EvidenceBenches
 from hdlrl.summarize.enable_evidence import EnableEvidence
 from hdlrl.summarize.function_evidence import FunctionEvidence
@@ -147,10 +148,11 @@ def summarize_module(module: Module, policy: Policy, flow: SummarizeFlow,
     flags = FlagEvidence(module, facts, behaviour) if behaviour and behaviour.flags else None
     memories = MemoryEvidence(module, facts, behaviour) if behaviour and behaviour.memories else None
     changes = StateChangeEvidence(module, facts, behaviour) if behaviour and behaviour.netlist else None
+    modes = RegisterModeEvidence(module, facts, behaviour) if behaviour and behaviour.register_modes else None
     simulated = {"function": functions, "enable": enables, "count_range": counts, "data_path": data_paths,
                  "flip_flop": flip_flops, "flag": flags,
                  "memory_write": memories, "memory_read": memories, "transition_when": changes,
-                 "state_output": changes}
+                 "state_output": changes, "register_mode": modes}
     reset_values = {(value.signal, value.register): value for value in behaviour.reset_values} if behaviour else {}
 
     @functools.cache  # the search checks the same claims over and over

@@ -28,6 +28,7 @@ from hdlrl.hdl.sources import file_text
 from hdlrl.hdl.facts import ModuleFacts
 from hdlrl.hdl.memory_ports import MemoryPorts, memory_ports
 from hdlrl.hdl.netlist_facts import NetlistFacts, netlist_facts
+from hdlrl.hdl.register_modes import RegisterModes, register_modes
 from hdlrl.hdl.state_machines import state_outputs
 from hdlrl.hdl.status_flag import StatusFlag, recognise_flag
 from hdlrl.hdl.truth_table import TruthTable, next_state_tables, output_tables, register_output_tables
@@ -39,10 +40,15 @@ _LIMITS = Limits(time_s=20.0, memory_mb=2048)
 _IDENTIFIER = re.compile(r"`([^`]+)`")
 
 
+def templated(text: str) -> tuple[str, tuple[str, ...]]:
+    """`text` with each backticked name replaced by "`{}`", and those names in order: the form a claim
+    stores, so that renaming identifiers renames the claim one to one."""
+    return _IDENTIFIER.sub("`{}`", text), tuple(_IDENTIFIER.findall(text))
+
+
 def function_claim(function: Function) -> tuple[str, tuple[str, ...]]:
-    """A function's description with each backticked name replaced by "`{}`", and those names in
-    order: the form a claim stores, so that renaming identifiers renames the claim one to one."""
-    return _IDENTIFIER.sub("`{}`", function.description), tuple(_IDENTIFIER.findall(function.description))
+    """A function's description as a claim stores it (`templated`)."""
+    return templated(function.description)
 
 
 @dataclass(frozen=True)
@@ -144,6 +150,15 @@ class Behaviour:
             elif width > 1 and data[:-1] == tuple((register.name, position) for position in range(1, width)):
                 found.append(DataPath(register.name, data[-1][0], "right", width))
         return tuple(path for path in found if path.source != path.register)
+
+    @cached_property
+    def register_modes(self) -> tuple[RegisterModes, ...]:
+        """The registers that inputs steer between at least two things besides holding (load, rotate,
+        shift), every reset inactive (`hdlrl.hdl.register_modes`)."""
+        if self.netlist is None or self.netlist.gate_level is None or not self.netlist.registers:
+            return ()
+        inactive = {reset.signal: int(not reset.active_high) for reset in self.netlist.resets if reset.module_input}
+        return register_modes(self.netlist.gate_level, inactive)
 
     @cached_property
     def reset_values(self) -> tuple[ResetValue, ...]:

@@ -16,7 +16,7 @@ class Claim:
     kind: str  # identifier, width, direction, clock, reset, register, counter, state_machine, state, transition,
     #            memory, instance, parameter, behaviour, drives, reads, combinational, block_kind, and from the
     #            netlist (`hdlrl.summarize.behaviour`): function, reset_value, no_reset, latch, enable, count_range,
-    #            data_path, memory_write, memory_read, transition_when, state_output
+    #            data_path, memory_write, memory_read, transition_when, state_output, register_mode
     names: tuple[str, ...] = ()  # the identifiers it is about, in the order the kind defines
     value: str = ""  # everything else: bits, direction, edge, polarity, count, behaviour
 

@@ -92,6 +92,8 @@ _NO_RESET = re.compile(r"\b(?:there is|it has|has|with) no reset\b", re.IGNORECA
 _FUNCTION_WORDS = r"multiplexer|decoder|encoder|adder|subtractor|comparator|parity|majority|population count|Gray|" \
                   r"lookup table|" \
                   r"(?:AND|OR|NAND|NOR) of all"
+_REGISTER_MODE = re.compile(rf"{_ID.format('name')}\s+(?P<text>(?:holds|takes|rotates|shifts|becomes)\b[^;]*?"
+                            rf",\s+else\s+[^;]*?)\.?$")
 _FUNCTION = re.compile(rf"{_ID.format('name')}\s+is\s+(?:a|an|the)\s+(?P<text>[^;]*?(?:{_FUNCTION_WORDS})[^;]*?)\.?$")
 _RESET_VALUE = re.compile(rf"\breset\s+{_ID.format('name')},?\s+(?:which\s+)?(?:clears|sets|loads)\s+(?P<list>{_LIST})"
                           rf"\s*(?:to|with)\s+(?P<value>\d+)\b", re.IGNORECASE)
@@ -243,11 +245,15 @@ def sentence_claims(sentence: str) -> tuple[Claim, ...]:
         level = f" {match.group('level')}" if match.group("input") else ""
         claims.append(Claim("flag", (match.group("output"), match.group("register"),
                                      *filter(None, [match.group("input")])), value + level))
+    if match := _REGISTER_MODE.search(sentence):
+        text = match.group("text")
+        claims.append(Claim("register_mode", (match.group("name"), *_ANY_ID_NAME.findall(text)),
+                            _ANY_ID_NAME.sub("`{}`", text)))
     claims += [Claim("data_path", (match.group("name"), match.group("source")), "load")
                for match in _LOAD.finditer(sentence)]
     claims += [Claim("data_path", (match.group("name"), match.group("source")), match.group("direction").lower())
                for match in _SHIFT.finditer(sentence)]
-    if not any(claim.kind in ("function", "data_path") for claim in claims):  # "multiplexer", "shifts": named there
+    if not any(claim.kind in ("function", "data_path", "register_mode") for claim in claims):  # "shifts": named there
         claims += [Claim("behaviour", (), behaviour) for behaviour, pattern in _BEHAVIOUR_PATTERNS.items()
                    if pattern.search(outside_backticks)]
     return tuple(claims)

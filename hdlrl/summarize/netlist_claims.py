@@ -14,13 +14,14 @@ from hdlrl.hdl.facts import ModuleFacts
 from hdlrl.hdl.flip_flop_kind import FlipFlop
 from hdlrl.hdl.memory_ports import MemoryPorts, ReadPort, WritePort
 from hdlrl.hdl.status_flag import StatusFlag
-from hdlrl.summarize.behaviour import Behaviour, DataPath, RegisterEnable, function_claim
+from hdlrl.hdl.register_modes import RegisterModes
+from hdlrl.summarize.behaviour import Behaviour, DataPath, RegisterEnable, function_claim, templated
 from hdlrl.summarize.claim import Claim
 from hdlrl.summarize.counting import claim_value
 from hdlrl.summarize.state_changes import NamedChange, StateOutput, named_changes, named_outputs, state_names
 
 NETLIST_KINDS = ("function", "reset_value", "no_reset", "latch", "enable", "count_range", "data_path", "flip_flop",
-                 "flag", "memory_write", "memory_read", "transition_when", "state_output")
+                 "flag", "memory_write", "memory_read", "transition_when", "state_output", "register_mode")
 LISTED_KINDS = ("memory_write", "memory_read", "transition_when", "state_output")  # see `listed_claims`
 _SIMPLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
 
@@ -53,6 +54,13 @@ def memory_read_claim(memory: MemoryPorts, port: ReadPort) -> Claim:
     if port.clock is not None and memory.writes:
         timing += " new" if port.new_on_write else " old"
     return Claim("memory_read", (port.output, port.address), timing)
+
+
+def register_mode_claim(modes: RegisterModes) -> Claim:
+    """"`q` takes `data` when `load` is high, else ...": the register, then the names its description
+    gives in order; the description with each name as "`{}`" (`templated`)."""
+    text, names = templated(modes.description())
+    return Claim("register_mode", (modes.register, *names), text)
 
 
 def data_path_claim(path: DataPath) -> Claim:
@@ -116,6 +124,8 @@ def check_netlist_claim(claim: Claim, facts: ModuleFacts, behaviour: Behaviour |
                    for name in claim.names[1:]) and claim in map(flip_flop_claim, behaviour.flip_flops.values())
     if claim.kind == "flag":
         return claim in (flag_claim(flag, facts) for flag in behaviour.flags.values())
+    if claim.kind == "register_mode":
+        return claim in map(register_mode_claim, behaviour.register_modes)
     if claim.kind in LISTED_KINDS:
         return claim in listed_claims(claim.kind, facts, behaviour)
     if claim.kind == "count_range":

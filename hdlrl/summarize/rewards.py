@@ -25,7 +25,7 @@ from hdlrl.summarize.counting import claim_value
 from hdlrl.summarize.claim import Claim, reset_claim
 from hdlrl.summarize.claims import Scope, check, hallucination, sentence_claims, sentences
 from hdlrl.summarize.netlist_claims import (LISTED_KINDS, data_path_claim, enable_claim, flag_claim, flip_flop_claim,
-                                            listed_claims)
+                                            listed_claims, register_mode_claim)
 from hdlrl.summarize.document import Document
 from hdlrl.summarize.fluency import embedded_fluency
 
@@ -101,6 +101,7 @@ def salient_behaviour_facts(facts: ModuleFacts, behaviour: Behaviour | None) -> 
     claims = [Claim("function", (output, *names), text) for output, function
               in behaviour.stated_functions.items() for text, names in [function_claim(function)]]
     claims += [data_path_claim(path) for path in behaviour.data_paths]
+    claims += [register_mode_claim(modes) for modes in behaviour.register_modes]
     claims += [flip_flop_claim(flip_flop) for flip_flop in behaviour.flip_flops.values()]
     claims += [flag_claim(flag, facts) for flag in behaviour.flags.values()]
     claims += [Claim("reset_value", (value.signal, value.register), str(value.value))

@@ -10,12 +10,13 @@ the netlist's claims again in simulation. Identifiers appear only in backticks.
 from __future__ import annotations
 
 from hdlrl.hdl.facts import ModuleFacts
+from hdlrl.hdl.register_modes import RegisterModes
 from hdlrl.summarize.behaviour import Behaviour, DataPath, ResetValue
 from hdlrl.summarize.claim import Claim, reset_claim
 from hdlrl.summarize.claims import Scope, check
 from hdlrl.summarize.netlist_claims import (data_path_claim, enable_claim, flag_claim, flag_state, flip_flop_claim,
-                                            memory_read_claim, memory_write_claim, state_output_claim,
-                                            transition_when_claim)
+                                            memory_read_claim, memory_write_claim, register_mode_claim,
+                                            state_output_claim, transition_when_claim)
 from hdlrl.summarize.state_changes import named_changes, named_outputs, state_names
 from hdlrl.summarize.counting import stimulus
 
@@ -71,13 +72,20 @@ def what_it_is(facts: ModuleFacts, behaviour: Behaviour | None) -> str:
     if facts.state_machines:
         machine = facts.state_machines[0]
         return f"`{facts.name}` is a state machine with {len(machine.states)} states in `{machine.register}`{clocked}."
+    outputs = {port.name for port in facts.ports if port.direction == "output"}
+    steered = checked_register_modes(facts, behaviour)
+    if steered and not facts.counters:  # the noun and the modes that make it true, in one sentence
+        kinds = {mode.kind for mode in steered[0].modes}
+        noun = f"{steered[0].width}-bit " + ("shift register" if "shift" in kinds else "rotating register"
+                                             if "rotate" in kinds else "register")
+        verb = "is" if steered[0].register in outputs else "contains"
+        return f"`{facts.name}` {verb} {_article(noun)} {noun}: {register_mode_sentences(facts, behaviour)[0]}"
     paths = checked_data_paths(facts, behaviour)
     shifts = [path for path in paths if path.shift]
     if paths and not facts.counters:  # the noun and the path that makes it true, in one sentence
         path = (shifts or paths)[0]
         noun = f"{path.width}-bit shift register" if path.shift else "D flip-flop" if path.width == 1 else (
             f"{path.width}-bit register")
-        outputs = {port.name for port in facts.ports if port.direction == "output"}
         verb = "is" if path.register in outputs else "contains"  # an edge detector is no flip-flop; it holds one
         return f"`{facts.name}` {verb} {_article(noun)} {noun}: {data_path_sentences(facts, behaviour, [path])[0]}"
     if facts.counters:
@@ -113,6 +121,17 @@ def data_path_sentences(facts: ModuleFacts, behaviour: Behaviour | None, paths: 
             out.append(f"`{path.register}` shifts {path.shift} by one bit{edge}, taking `{path.source}` "
                        f"into bit {end}.")
     return out
+
+
+def checked_register_modes(facts: ModuleFacts, behaviour: Behaviour | None) -> list[RegisterModes]:
+    """The netlist's steered registers whose claim the facts verify."""
+    return [modes for modes in (behaviour.register_modes if behaviour is not None else ())
+            if check(register_mode_claim(modes), Scope(facts, behaviour=behaviour))]
+
+
+def register_mode_sentences(facts: ModuleFacts, behaviour: Behaviour | None) -> list[str]:
+    """What each register steered by inputs does on a clock edge, condition by condition."""
+    return [f"`{modes.register}` {modes.description()}." for modes in checked_register_modes(facts, behaviour)]
 
 
 def flip_flop_sentences(facts: ModuleFacts, behaviour: Behaviour | None) -> list[str]:
@@ -256,12 +275,13 @@ def flag_sentences(facts: ModuleFacts, behaviour: Behaviour | None) -> list[str]
 
 
 def spec_opening(facts: ModuleFacts, behaviour: Behaviour | None) -> list[str]:
-    """What the module is (a combinational module's functions first), what its registers load, its
-    state machines' changes of state, how its memories are written and read, its resets, enables
+    """What the module is (a combinational module's functions first), what its registers load and
+    the modes inputs steer them between, its state machines' changes of state, how its memories are written and read, its resets, enables
     and counter ranges: the sentences a spec opens with, each one checkable."""
     overview, functions = what_it_is(facts, behaviour), function_sentences(behaviour)
     opening = [*functions, overview] if facts.combinational else [overview, *functions]
     opening += [sentence for sentence in data_path_sentences(facts, behaviour) if sentence not in overview]
+    opening += [sentence for sentence in register_mode_sentences(facts, behaviour) if sentence not in overview]
     opening += flip_flop_sentences(facts, behaviour)
     return [*opening, *(sentence for write in (state_machine_sentences, memory_sentences, reset_sentences,
                                                enable_sentences, count_sentences, flag_sentences)
