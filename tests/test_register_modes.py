@@ -61,10 +61,12 @@ def test_modes_are_read_exactly_and_said_as_a_priority_chain(modules: dict) -> N
     (modes,) = behaviour.register_modes
     assert modes.controls == (("load", 1), ("op", 2))  # the reset held inactive is no control
     assert register_mode_sentences(facts, behaviour) == [
-        "`r` takes `d` when `load` is high, else shifts left by one bit, filled by `fill` when `op` is 01, "
+        "At each rising edge of `clk`, `r` takes `d` when `load` is high, else shifts left by one bit, filled by "
+        "`fill` when `op` is 01, "
         "else rotates right by one bit when `op` is 10, else shifts right by one bit, filled with 0 when `op` "
         "is 11, else holds its value."]
-    assert what_it_is(facts, behaviour).startswith("`steer8` is an 8-bit shift register: `r` takes `d` when")
+    assert what_it_is(facts, behaviour).startswith("`steer8` is an 8-bit shift register: at each rising edge of `clk`, "
+                                                   "`r` takes `d` when")
     claim = register_mode_claim(modes)
     assert claim in sentence_claims(register_mode_sentences(facts, behaviour)[0])
     assert not any(each.kind in ("drives", "reads", "data_path", "behaviour")
@@ -76,7 +78,8 @@ def test_modes_are_read_exactly_and_said_as_a_priority_chain(modules: dict) -> N
 
 def test_a_registered_choice_has_modes_and_a_select_read_from_state_has_none(modules: dict) -> None:
     _, facts, behaviour = modules["chooser"]
-    assert register_mode_sentences(facts, behaviour) == ["`q` takes `a` when `sel` is high, else takes `b`."]
+    assert register_mode_sentences(facts, behaviour) == [
+        "At each rising edge of `clk`, `q` takes `a` when `sel` is high, else takes `b`."]
     assert RegisterModeEvidence(*modules["chooser"])(register_mode_claim(behaviour.register_modes[0])).status \
         == "verified"
     assert modules["walker"][2].register_modes == ()  # an adder in its D logic, a select on its own bit

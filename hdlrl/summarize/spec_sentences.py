@@ -79,7 +79,8 @@ def what_it_is(facts: ModuleFacts, behaviour: Behaviour | None) -> str:
         noun = f"{steered[0].width}-bit " + ("shift register" if "shift" in kinds else "rotating register"
                                              if "rotate" in kinds else "register")
         verb = "is" if steered[0].register in outputs else "contains"
-        return f"`{facts.name}` {verb} {_article(noun)} {noun}: {register_mode_sentences(facts, behaviour)[0]}"
+        sentence = register_mode_sentences(facts, behaviour)[0]
+        return f"`{facts.name}` {verb} {_article(noun)} {noun}: {sentence[0].lower()}{sentence[1:]}"
     paths = checked_data_paths(facts, behaviour)
     shifts = [path for path in paths if path.shift]
     if paths and not facts.counters:  # the noun and the path that makes it true, in one sentence
@@ -108,12 +109,9 @@ def data_path_sentences(facts: ModuleFacts, behaviour: Behaviour | None, paths: 
                         ) -> list[str]:
     """What each register (of `paths`, else every checked one) loads on a clock edge: an input whole,
     or one bit shifted in."""
-    clocks = {register.name: (register.clock, register.edge) for register in behaviour.netlist.registers} if (
-        behaviour is not None and behaviour.netlist is not None) else {}
     out = []
     for path in checked_data_paths(facts, behaviour) if paths is None else paths:
-        clock, edge = clocks.get(path.register, (None, ""))
-        edge = f" at each {_edge(clock, edge)}" if clock else ""  # the register's own clock
+        edge = f" {at}" if (at := _at_edge(behaviour, path.register)) else ""
         if path.shift is None:
             out.append(f"`{path.register}` takes the value of `{path.source}`{edge}.")
         else:
@@ -129,9 +127,20 @@ def checked_register_modes(facts: ModuleFacts, behaviour: Behaviour | None) -> l
             if check(register_mode_claim(modes), Scope(facts, behaviour=behaviour))]
 
 
+def _at_edge(behaviour: Behaviour | None, register: str) -> str:
+    """"at each rising edge of `clk`", the register's own clock; "" where the netlist does not say."""
+    netlist = behaviour.netlist if behaviour is not None else None
+    found = netlist.register(register) if netlist is not None else None
+    return f"at each {_edge(found.clock, found.edge)}" if found is not None and found.clock else ""
+
+
 def register_mode_sentences(facts: ModuleFacts, behaviour: Behaviour | None) -> list[str]:
-    """What each register steered by inputs does on a clock edge, condition by condition."""
-    return [f"`{modes.register}` {modes.description()}." for modes in checked_register_modes(facts, behaviour)]
+    """What each register steered by inputs does at its clock edge, condition by condition."""
+    out = []
+    for modes in checked_register_modes(facts, behaviour):
+        edge = _at_edge(behaviour, modes.register) or "at each clock edge"
+        out.append(f"{edge[0].upper()}{edge[1:]}, `{modes.register}` {modes.description()}.")
+    return out
 
 
 def flip_flop_sentences(facts: ModuleFacts, behaviour: Behaviour | None) -> list[str]:
@@ -281,7 +290,8 @@ def spec_opening(facts: ModuleFacts, behaviour: Behaviour | None) -> list[str]:
     overview, functions = what_it_is(facts, behaviour), function_sentences(behaviour)
     opening = [*functions, overview] if facts.combinational else [overview, *functions]
     opening += [sentence for sentence in data_path_sentences(facts, behaviour) if sentence not in overview]
-    opening += [sentence for sentence in register_mode_sentences(facts, behaviour) if sentence not in overview]
+    opening += [sentence for sentence in register_mode_sentences(facts, behaviour)
+                if sentence[1:] not in overview]  # the overview may open with it, its first letter lowered
     opening += flip_flop_sentences(facts, behaviour)
     return [*opening, *(sentence for write in (state_machine_sentences, memory_sentences, reset_sentences,
                                                enable_sentences, count_sentences, flag_sentences)
