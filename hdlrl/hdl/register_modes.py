@@ -15,6 +15,7 @@ The claim is checked again on Icarus (`hdlrl.summarize.mode_evidence`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from hdlrl.hdl.truth_table import cell_drivers, cone, evaluate, gate_cone, pattern
 
@@ -56,9 +57,10 @@ class Mode:
             return inputs[self.source] & mask
         if self.kind == "constant":
             return self.value
-        end = self.value if self.source is None else inputs[self.source] & 1
-        if self.kind == "rotate":
+        if self.kind == "rotate":  # the bit that leaves one end enters the other
             end = current >> (width - 1) if self.direction == "left" else current & 1
+        else:
+            end = self.value if self.source is None else inputs[self.source] & 1
         if self.direction == "left":
             return ((current << 1) | end) & mask
         return (current >> 1) | (end << (width - 1))
@@ -67,7 +69,8 @@ class Mode:
 @dataclass(frozen=True)
 class RegisterModes:
     """A register's mode under each setting of its controls; `modes[i]` is the setting packed in `i`,
-    the first control in the least significant bits."""
+    the first control in the least significant bits. `clauses` is worked out once: every check of
+    the register's claim writes its description."""
 
     register: str
     width: int
@@ -81,13 +84,7 @@ class RegisterModes:
             shift += width
         return values
 
-    def mode(self, inputs: dict[str, int]) -> Mode:
-        index, shift = 0, 0
-        for name, width in self.controls:
-            index |= (inputs[name] & ((1 << width) - 1)) << shift
-            shift += width
-        return self.modes[index]
-
+    @cached_property
     def clauses(self) -> list[tuple[Mode, tuple[str, int, int] | None]] | None:
         """The modes as a priority chain of one control each: [(mode, (control, width, value)), ...,
         (mode, None)], each condition read with the earlier ones false; None when no such chain exists.
@@ -117,7 +114,7 @@ class RegisterModes:
     def description(self) -> str:
         """"takes `data` when `load` is high, else ..., else holds its value"."""
         parts = []
-        for mode, condition in self.clauses() or ():
+        for mode, condition in self.clauses or ():
             if condition is None:
                 parts.append(mode.phrase())
                 continue
@@ -144,7 +141,7 @@ def register_modes(module: dict, inactive: dict[str, int]) -> tuple[RegisterMode
             continue
         modes = _modes(module, drivers, next_bits, port_bits, name, bits, inactive)
         if modes is not None and len({mode for mode in modes.modes if mode.kind != "hold"}) >= 2 \
-                and any(mode.kind in _MOVES for mode in modes.modes) and modes.clauses() is not None:
+                and any(mode.kind in _MOVES for mode in modes.modes) and modes.clauses is not None:
             found.append(modes)
     return tuple(found)
 
@@ -169,24 +166,26 @@ def _modes(module: dict, drivers: dict[int, dict], next_bits: dict[int, int | st
     fixed = {bit: (inactive[port] >> index) & 1 for bit, (port, index) in port_bits.items() if port in inactive}
     control_bits = [bit for port, _ in controls for bit in module["ports"][port]["bits"]]
     owners = {bit: (name, bits.index(bit)) if bit in bits else port_bits.get(bit) for bit in reached}
+    cone_leaves = [sorted(bit for bit in cone(drivers, [target], stops) if bit not in drivers or bit in stops)
+                   if isinstance(target, int) else [] for target in targets]
+    port_widths = {port: len(entry["bits"]) for port, entry in module["ports"].items()}
     modes = []
     for index in range(1 << len(control_bits)):
         settled = {**fixed, **{bit: (index >> position) & 1 for position, bit in enumerate(control_bits)}}
-        leaves = [_leaf(drivers, target, stops, settled, owners) for target in targets]
-        mode = None if None in leaves else _classify(module, name, leaves)
+        leaves = [_leaf(drivers, target, leaves_of, settled, owners) for target, leaves_of in zip(targets, cone_leaves)]
+        mode = None if None in leaves else _classify(port_widths, name, leaves)
         if mode is None:
             return None
         modes.append(mode)
     return RegisterModes(name, len(bits), controls, tuple(modes))
 
 
-def _leaf(drivers: dict[int, dict], target: int | str, stops: frozenset[int], settled: dict[int, int],
+def _leaf(drivers: dict[int, dict], target: int | str, leaves: list[int], settled: dict[int, int],
           owners: dict[int, tuple[str, int] | None]) -> tuple[str, int] | None:
     """(signal, position) of the one leaf that D bit `target` equals with the bits in `settled` at their
-    values, (`_CONSTANT`, value) for a constant; None when it is another function of its leaves."""
+    values, (`_CONSTANT`, value) for a constant; None when it is another function of `leaves` (those of its cone)."""
     if isinstance(target, str):
         return (_CONSTANT, int(target)) if target in "01" else None
-    leaves = sorted(bit for bit in cone(drivers, [target], stops) if bit not in drivers or bit in stops)
     free = [bit for bit in leaves if bit not in settled]
     if len(free) > MAX_LEAVES:
         return None
@@ -200,10 +199,9 @@ def _leaf(drivers: dict[int, dict], target: int | str, stops: frozenset[int], se
     return next((owners.get(bit) for bit in free if values[bit] == vector), None)
 
 
-def _classify(module: dict, name: str, leaves: list[tuple[str, int]]) -> Mode | None:
-    """The mode of a register whose D bits read `leaves`, or None."""
+def _classify(port_widths: dict[str, int], name: str, leaves: list[tuple[str, int]]) -> Mode | None:
+    """The mode of register `name` whose D bits read `leaves`, or None."""
     width = len(leaves)
-    port_widths = {port: len(entry["bits"]) for port, entry in module["ports"].items()}
     if all(signal == _CONSTANT for signal, _ in leaves):
         return Mode("constant", value=sum(bit << position for position, (_, bit) in enumerate(leaves)))
     if leaves == [(name, position) for position in range(width)]:

@@ -1,12 +1,12 @@
 """Batch jobs of `hdlrl summarize`: many files in, one JSON line per module out, resumable.
 
 Files are parsed on the batch's executor (tens of milliseconds each, a sixth of a batch's CPU),
-their modules grouped by the instance hierarchy, and each group is one job: its modules are summarised children first, so that a parent's search
-sees its children's summaries. Jobs run on the project's executors (a process pool, or Ray).
-Rows are appended and flushed as jobs finish; `--resume` keeps the rows already written
-(a torn last line from a killed run is cut off, a corrupt row is an error) and skips their ids. Each module has a time
-limit; a module that fails or runs out of time gets a row with `status` and `error`, and the
-batch goes on.
+their modules grouped by the instance hierarchy, and each group is one job: its modules are
+summarised children first, so that a parent's search sees its children's summaries. Jobs run on
+the project's executors (a process pool, or Ray). Rows are appended and flushed as jobs finish;
+`--resume` keeps the rows already written (a torn last line from a killed run is cut off, a
+corrupt row is an error) and skips their ids. Each module has a time limit; a module that fails
+or runs out of time gets a row with `status` and `error`, and the batch goes on.
 """
 
 from __future__ import annotations

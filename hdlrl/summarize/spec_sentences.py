@@ -79,7 +79,7 @@ def what_it_is(facts: ModuleFacts, behaviour: Behaviour | None) -> str:
         noun = f"{steered[0].width}-bit " + ("shift register" if "shift" in kinds else "rotating register"
                                              if "rotate" in kinds else "register")
         verb = "is" if steered[0].register in outputs else "contains"
-        sentence = register_mode_sentences(facts, behaviour)[0]
+        sentence = _register_mode_sentence(behaviour, steered[0])
         return f"`{facts.name}` {verb} {_article(noun)} {noun}: {sentence[0].lower()}{sentence[1:]}"
     paths = checked_data_paths(facts, behaviour)
     shifts = [path for path in paths if path.shift]
@@ -134,13 +134,14 @@ def _at_edge(behaviour: Behaviour | None, register: str) -> str:
     return f"at each {_edge(found.clock, found.edge)}" if found is not None and found.clock else ""
 
 
+def _register_mode_sentence(behaviour: Behaviour | None, modes: RegisterModes) -> str:
+    edge = _at_edge(behaviour, modes.register) or "at each clock edge"
+    return f"{edge[0].upper()}{edge[1:]}, `{modes.register}` {modes.description()}."
+
+
 def register_mode_sentences(facts: ModuleFacts, behaviour: Behaviour | None) -> list[str]:
     """What each register steered by inputs does at its clock edge, condition by condition."""
-    out = []
-    for modes in checked_register_modes(facts, behaviour):
-        edge = _at_edge(behaviour, modes.register) or "at each clock edge"
-        out.append(f"{edge[0].upper()}{edge[1:]}, `{modes.register}` {modes.description()}.")
-    return out
+    return [_register_mode_sentence(behaviour, modes) for modes in checked_register_modes(facts, behaviour)]
 
 
 def flip_flop_sentences(facts: ModuleFacts, behaviour: Behaviour | None) -> list[str]:
@@ -285,8 +286,9 @@ def flag_sentences(facts: ModuleFacts, behaviour: Behaviour | None) -> list[str]
 
 def spec_opening(facts: ModuleFacts, behaviour: Behaviour | None) -> list[str]:
     """What the module is (a combinational module's functions first), what its registers load and
-    the modes inputs steer them between, its state machines' changes of state, how its memories are written and read, its resets, enables
-    and counter ranges: the sentences a spec opens with, each one checkable."""
+    the modes inputs steer them between, its state machines' changes of state, how its memories
+    are written and read, its resets, enables and counter ranges: the sentences a spec opens with,
+    each one checkable."""
     overview, functions = what_it_is(facts, behaviour), function_sentences(behaviour)
     opening = [*functions, overview] if facts.combinational else [overview, *functions]
     opening += [sentence for sentence in data_path_sentences(facts, behaviour) if sentence not in overview]
