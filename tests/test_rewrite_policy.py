@@ -11,6 +11,7 @@ import torch
 
 from conftest import DESIGNS_DIR
 from hdlrl.design import load_design
+from hdlrl.ttt.advantages import group_advantages
 from hdlrl.ttt.pool import source_hash
 from hdlrl.eda.synth.recipes import recipe_fields
 from hdlrl.eda.synth.yosys import ABC_MAPPERS
@@ -114,6 +115,33 @@ def test_a_rewarded_recipe_raises_the_recipes_that_share_its_parts() -> None:
         blind.update([(state, samples)], [[1.0, -1.0]], kl_coef=0.0)
     assert _probability(blind, state, SEQUENCE_ACTION, unseen_area) == \
         pytest.approx(_probability(blind, state, SEQUENCE_ACTION, unseen_delay))
+
+
+def test_a_group_drawn_from_one_kind_leaves_the_kinds_shares_alone() -> None:
+    """Seed 2 of issue 20's acceptance run: groups of recipe sequences, all worse than their parent,
+    raised the sequences' share until the RTL rules were never drawn. The group's rewards say
+    which sequence beats which, nothing about the kinds it did not draw."""
+    policy = make_policy("rewrite", EMBEDDED_POLICIES)
+    state = _state("traffic_light")
+    recipes = sequence_recipes()
+    drawn = [recipes.index(recipe) for recipe in ("abc=balance map=amap", "abc=dc2 map=nf", "abc=resub map=map",
+                                                   "coarse=wreduce abc=rewrite map=amap")]
+    samples = [Sample(state.sources, "", action=SEQUENCE_ACTION, metadata={"site": index}, recipe=recipes[index])
+               for index in drawn]
+
+    def shares() -> torch.Tensor:
+        table = policy.table(state, policy.menu(state))
+        with torch.no_grad():
+            probabilities = policy.softmax.log_policy(table).exp()
+        return torch.zeros(len(policy.kinds), dtype=torch.float64).index_add(0, table.kinds, probabilities)
+
+    before = shares()
+    advantages = group_advantages([[-0.08, -0.18, -0.25, -0.01]], "entropic").advantages
+    for _ in range(5):
+        policy.update([(state, samples)], advantages, kl_coef=0.0)
+    assert torch.allclose(shares(), before, atol=1e-9)
+    best, worst = drawn[3], drawn[2]  # within the kind the group still ranks its draws
+    assert _probability(policy, state, SEQUENCE_ACTION, best) > _probability(policy, state, SEQUENCE_ACTION, worst)
 
 
 def test_random_action_search_is_uniform_over_concrete_actions_and_never_learns() -> None:

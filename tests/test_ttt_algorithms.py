@@ -9,6 +9,7 @@ import pytest
 
 from hdlrl.ttt.advantages import (
     LN2,
+    METHODS,
     effective_sample_size,
     entropic_beta,
     group_advantages,
@@ -271,10 +272,13 @@ def test_group_advantages_drop_and_count_constant_groups() -> None:
     # group 0 reaches ln 2 (unique best of 3, up to ln 3); group 2 (k = 2) saturates at beta = 30
     assert result.saturated_fraction == 0.5
     assert result.betas[2] == 30.0
-    # group 2: e = [e^-30, 1]; w = [e^-30 / 1, 1 / e^-30], saturated so clipped at k = 2; A = w - 1
-    assert result.advantages[2] == pytest.approx([math.exp(-30) - 1, 1.0], rel=1e-9)
+    # group 2: e = [e^-30, 1]; w = [e^-30 / 1, 1 / e^-30], saturated so clipped at k = 2: [e^-30, 2];
+    # A = w - mean w, mean w = (e^-30 + 2) / 2
+    assert result.advantages[2] == pytest.approx([(math.exp(-30) - 2) / 2, (2 - math.exp(-30)) / 2], rel=1e-9)
     weights = leave_one_out_weights(groups[0], result.betas[0])
-    assert result.advantages[0] == pytest.approx([weight - 1 for weight in weights], abs=1e-12)
+    centre = sum(weights) / 3
+    assert centre > 1.1  # leave-one-out weights do not average 1: the -1 baseline would push every rollout up
+    assert result.advantages[0] == pytest.approx([weight - centre for weight in weights], abs=1e-12)
     # ESS / k of group 2: (e^-30 + 2)^2 / (2 (e^-60 + 4)) = 1/2 to within e^-30
     expected = (effective_sample_size(weights) + 0.5) / 2
     assert result.mean_effective_sample_size == pytest.approx(expected, abs=1e-9)
@@ -285,9 +289,17 @@ def test_a_saturated_group_clips_a_lone_winner_at_k_and_keeps_tied_winners() -> 
     assert lone.saturated_fraction == 1.0
     assert lone.advantages[0] == pytest.approx([-1.0, -1.0, -1.0, 3.0], abs=1e-9)
     tied = group_advantages([[0.0, 0.0, 1.0, 1.0]], "entropic")  # delta = ln 2 = ln(4 / 2): saturated
-    # the winners keep their leave-one-out weight 1 / ((1 + 2 e^-30) / 3), about 3 < k
+    # the winners keep their leave-one-out weight 1 / ((1 + 2 e^-30) / 3), about 3 < k; mean w 3/2
     assert tied.saturated_fraction == 1.0
-    assert tied.advantages[0] == pytest.approx([-1.0, -1.0, 2.0, 2.0], abs=1e-9)
+    assert tied.advantages[0] == pytest.approx([-1.5, -1.5, 1.5, 1.5], abs=1e-9)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_advantages_sum_to_zero_in_every_group(method: str) -> None:
+    """A group's advantages must not favour the rollouts it drew over those it did not."""
+    groups = [[-0.08, -0.18, -0.0, -0.25], [0.0, 0.0, 1.0, 1.0], [0.0, 0.0, 0.0, 1.0], [0.3, -2.0, 0.1, 0.2]]
+    for advantages in group_advantages(groups, method).advantages:
+        assert math.fsum(advantages) == pytest.approx(0.0, abs=1e-9)
 
 
 def test_group_advantages_grpo_and_rank() -> None:

@@ -144,7 +144,7 @@ class RewritePolicy:
             features = sequence_features()
             indicator = torch.zeros(len(features), 1 + len(self.actions))
             indicator[:, 1 + self.actions.index(SEQUENCE_ACTION)] = 1.0
-            self._sequence_block = torch.cat([indicator, features], dim=1)
+            self._sequence_block = torch.cat([indicator, features], dim=1).double()
         return self._sequence_block
 
     def _sites(self, state: DesignState) -> dict[str, list[RewriteSite | None]]:
@@ -184,8 +184,8 @@ class RewritePolicy:
         """The softmax's view of the menu: the state's features, each action's kind and parameters."""
         features, _ = self._state(state)
         position = {kind: index for index, kind in enumerate(self.kinds)}
-        explicit = torch.tensor([self._parameters(entry.action, entry.choice == EVERYWHERE) for entry in menu.explicit]
-                                ).reshape(len(menu.explicit), -1)
+        explicit = torch.tensor([self._parameters(entry.action, entry.choice == EVERYWHERE) for entry in menu.explicit],
+                                dtype=torch.float64).reshape(len(menu.explicit), -1)
         sequences = self._sequence_parameters()
         if menu.sequences != range(len(sequences)):
             sequences = sequences[list(menu.sequences)]
@@ -194,7 +194,7 @@ class RewritePolicy:
         parameters = torch.cat([explicit, sequences])
         if not self.state_features:
             features = [0.0] * (len(features) - 1) + [1.0]
-        return ActionTable(torch.tensor(features), torch.tensor(kinds),
+        return ActionTable(torch.tensor(features, dtype=torch.float64), torch.tensor(kinds),
                            parameters if self.action_features else torch.zeros_like(parameters))
 
     def sample(self, state: DesignState, k: int, rng_seed: int) -> list[Sample]:

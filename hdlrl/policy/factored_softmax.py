@@ -19,6 +19,10 @@ advantage-weighted log-likelihood with an exact KL penalty to the initial policy
 (W = 0, theta = 0: that prior over the kinds, then uniform within each):
 
     loss = -mean_i A_i log pi(a_i | x_i) + kl_coef * mean_x KL(pi(. | x) || pi_0(. | x))
+
+Everything is in float64. A group drawn from one kind has advantages that sum to zero, so its
+gradient on the kind logits is zero; in float32 it is a rounding residual of about 1e-8, and
+Adam, which divides each step by the gradient's own scale, turns that residual into a full step.
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ from hdlrl.ttt.protocol import UpdateStats
 
 @dataclass
 class ActionTable:
-    """One state's concrete actions as the softmax sees them."""
+    """One state's concrete actions as the softmax sees them (float64 tensors)."""
 
     features: torch.Tensor  # x: the state's features
     kinds: torch.Tensor  # per action: the index of its kind (long)
@@ -53,17 +57,17 @@ class Decision:
 
 def _segment_log_softmax(scores: torch.Tensor, segments: torch.Tensor, count: int) -> torch.Tensor:
     """log softmax of `scores` within each segment (the actions of one kind)."""
-    maxima = torch.full((count,), -math.inf).scatter_reduce(0, segments, scores.detach(), "amax")
+    maxima = torch.full((count,), -math.inf, dtype=scores.dtype).scatter_reduce(0, segments, scores.detach(), "amax")
     shifted = scores - maxima[segments]
-    totals = torch.zeros(count).index_add(0, segments, shifted.exp())
+    totals = torch.zeros(count, dtype=scores.dtype).index_add(0, segments, shifted.exp())
     return shifted - totals.log()[segments]
 
 
 class FactoredSoftmax:
     def __init__(self, kinds: list[str], feature_width: int, parameter_width: int, learning_rate: float):
         self.kinds = kinds
-        self.kind_weights = torch.zeros(len(kinds), feature_width, requires_grad=True)  # W
-        self.parameter_weights = torch.zeros(parameter_width, requires_grad=True)  # theta
+        self.kind_weights = torch.zeros(len(kinds), feature_width, dtype=torch.float64, requires_grad=True)  # W
+        self.parameter_weights = torch.zeros(parameter_width, dtype=torch.float64, requires_grad=True)  # theta
         self.optimizer = torch.optim.Adam([self.kind_weights, self.parameter_weights], lr=learning_rate,
                                           betas=(0.9, 0.95))
 
@@ -77,13 +81,13 @@ class FactoredSoftmax:
     def _kind_prior(self, table: ActionTable) -> torch.Tensor:
         """ln ln(1 + n_k) for the kinds with actions, -inf for the others."""
         sizes = torch.bincount(table.kinds, minlength=len(self.kinds)).double()
-        return torch.log(torch.log1p(sizes)).float()  # ln ln 1 = -inf: a kind with no action
+        return torch.log(torch.log1p(sizes))  # ln ln 1 = -inf: a kind with no action
 
     def initial_log_policy(self, table: ActionTable) -> torch.Tensor:
         """log pi_0(a | x) = log softmax_k(ln ln(1 + n_k)) - ln n_k(a)."""
         sizes = torch.bincount(table.kinds, minlength=len(self.kinds))
         kind_log_prior = torch.log_softmax(self._kind_prior(table), dim=0)
-        return kind_log_prior[table.kinds] - sizes[table.kinds].double().log().float()
+        return kind_log_prior[table.kinds] - sizes[table.kinds].double().log()
 
     def update(self, decisions: list[Decision], kl_coef: float) -> UpdateStats:
         """One Adam step on the loss of the module docstring."""

@@ -4,6 +4,12 @@ TTT-Discover replaces the mean baseline with entropic weights: each rollout is r
 exp(beta r), with beta solved per group so that the reweighting moves a fixed KL away from
 uniform. The pull toward the group's best rollout is then the same whether rewards differ by
 0.001 or by 1. GRPO's mean baseline and LEAP's rank advantage are kept to compare against.
+
+Every method's advantages sum to zero within a group. TTT-Discover's -1 baseline assumes the
+weights average 1, which leave-one-out weights do only for large groups: with k = 4 they
+average 2 to 3, so every sampled rollout was pushed up, the worst ones too. A factored policy
+then raised whichever kind of action a group happened to draw, and on RTLLM seed 2 the
+embedded policy collapsed onto recipe sequences whose rewards were all negative.
 """
 
 from __future__ import annotations
@@ -90,7 +96,7 @@ def entropic_beta(
 
 
 def leave_one_out_weights(rewards: list[float], beta: float) -> list[float]:
-    """w_i = e_i / mean_{j != i} e_j with e_i = exp(beta (r_i - max r)); the advantage is w_i - 1.
+    """w_i = e_i / mean_{j != i} e_j with e_i = exp(beta (r_i - max r)); the advantage is w_i - mean w.
 
     Leaving rollout i out of its own baseline keeps the weight of a lone winner from being
     damped by itself. Needs k >= 2.
@@ -157,7 +163,8 @@ class GroupAdvantages:
 def group_advantages(groups: list[list[float]], method: str = "entropic", delta: float = LN2) -> GroupAdvantages:
     """Advantages of each group by `method`; a group with one reward value carries no signal and is dropped.
 
-    entropic: A_i = w_i - 1 with leave-one-out weights at the group's beta(delta), clipped when saturated.
+    entropic: A_i = w_i - (1/k) sum_j w_j with leave-one-out weights w at the group's beta(delta),
+    clipped when saturated.
     grpo: the mean baseline. rank: LEAP's centred ranks.
     """
     if method not in METHODS:
@@ -175,7 +182,8 @@ def group_advantages(groups: list[list[float]], method: str = "entropic", delta:
             weights = leave_one_out_weights(rewards, beta)
             if hit_bound:
                 weights = saturated_weights(weights)
-            advantages.append([weight - 1 for weight in weights])
+            centre = math.fsum(weights) / len(weights)
+            advantages.append([weight - centre for weight in weights])
             betas.append(beta)
             sample_sizes.append(effective_sample_size(weights))
             saturated += hit_bound
