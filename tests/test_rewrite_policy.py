@@ -15,8 +15,8 @@ from hdlrl.ttt.advantages import group_advantages
 from hdlrl.ttt.pool import source_hash
 from hdlrl.eda.synth.recipes import recipe_fields
 from hdlrl.eda.synth.yosys import ABC_MAPPERS
-from hdlrl.optimize.recipe_space import sequence_recipes
-from hdlrl.optimize.rewrite_policy import EMBEDDED_POLICIES, SEQUENCE_ACTION
+from hdlrl.optimize.recipe_space import neighbours, sequence_recipes
+from hdlrl.optimize.rewrite_policy import EMBEDDED_POLICIES, NEIGHBOUR_ACTION, SEQUENCE_ACTION
 from hdlrl.ttt.protocol import Sample
 from hdlrl.policy import make_policy
 from hdlrl.optimize.prompt import DesignState
@@ -142,6 +142,41 @@ def test_a_group_drawn_from_one_kind_leaves_the_kinds_shares_alone() -> None:
     assert torch.allclose(shares(), before, atol=1e-9)
     best, worst = drawn[3], drawn[2]  # within the kind the group still ranks its draws
     assert _probability(policy, state, SEQUENCE_ACTION, best) > _probability(policy, state, SEQUENCE_ACTION, worst)
+
+
+def _edits(recipe: str, other: str) -> int:
+    """How many parts differ: the pass, the mapper, and the ABC commands by edit distance."""
+    first, second = recipe_fields(recipe), recipe_fields(other)
+    commands, others = first.get("abc_commands", ()), second.get("abc_commands", ())
+    distance = list(range(len(others) + 1))  # Levenshtein's, one row at a time
+    for position, command in enumerate(commands, 1):
+        previous, distance[0] = distance[0], position
+        for column, word in enumerate(others, 1):
+            previous, distance[column] = distance[column], min(distance[column] + 1, distance[column - 1] + 1,
+                                                                 previous + (command != word))
+    return distance[-1] + sum(first.get(field) != second.get(field) for field in ("coarse_passes", "abc_mapper"))
+
+
+def test_a_state_under_a_recipe_sequence_offers_every_recipe_one_edit_away() -> None:
+    """So that the pool climbs in recipe space: from a recipe that paid, the next draws can change
+    one pass, one mapper or one ABC command of it rather than start again."""
+    recipes = sequence_recipes()
+    own = "coarse=wreduce abc=balance,resub map=amap"
+    near = {recipes[index] for index in neighbours(own)}
+    assert all(_edits(own, recipe) == 1 for recipe in near)
+    one_edit = {recipe for recipe in recipes if _edits(own, recipe) == 1}
+    assert near == one_edit and len(near) > 30  # 6 other passes, 3 mappers, 2 + 18 + 30 command edits
+    assert all(own in {recipes[index] for index in neighbours(recipe)} for recipe in near)
+    assert neighbours("flow") == neighbours("hierarchical") == ()
+
+    policy = make_policy("rewrite", EMBEDDED_POLICIES)
+    state = replace(_state("traffic_light"), recipe=own)
+    samples = policy.sample(state, 40, rng_seed=2)
+    drawn = [sample for sample in samples if sample.action == NEIGHBOUR_ACTION]
+    assert drawn and all(sample.recipe in near and sample.sources == state.sources for sample in drawn)
+    menu = policy.menu(state)
+    assert all(menu[policy.position(menu, sample)].choice == sample.metadata["site"] for sample in drawn)
+    assert not any(sample.action == NEIGHBOUR_ACTION for sample in policy.sample(_state("traffic_light"), 40, 2))
 
 
 def test_random_action_search_is_uniform_over_concrete_actions_and_never_learns() -> None:

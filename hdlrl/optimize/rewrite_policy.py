@@ -7,7 +7,9 @@ Its concrete actions, grouped in kinds:
   RTL or at all of them at once;
 - the named synthesis recipes of `hdlrl.eda.synth.recipes` (`synthesis:hierarchical`) are one kind;
 - the 27,580 recipe sequences of `hdlrl.optimize.recipe_space` (`synthesis:sequence`) are
-  another: Yosys passes, ABC optimisations and a mapper, measured on the state's RTL.
+  another: Yosys passes, ABC optimisations and a mapper, measured on the state's RTL;
+- the sequences one edit away from the state's own recipe (`synthesis:neighbour`) are a third,
+  so that the pool climbs in recipe space from a recipe that paid.
 
 Which action pays depends on the design, so `hdlrl.policy.factored_softmax` picks a kind from
 the design's features (counts of operators, declarations and decision points, how many sites
@@ -36,7 +38,7 @@ from hdlrl.hdl.rewrites import (RULES, RewriteSite, applicable_rewrites, apply_e
                                 variant_name)
 from hdlrl.hdl.verilog_ast import parse_verilog, unparse
 from hdlrl.optimize.prompt import DesignState
-from hdlrl.optimize.recipe_space import FEATURE_NAMES, sequence_features, sequence_recipes
+from hdlrl.optimize.recipe_space import FEATURE_NAMES, neighbours, sequence_features, sequence_recipes
 from hdlrl.policy.factored_softmax import ActionTable, Decision, FactoredSoftmax
 from hdlrl.ttt.pool import source_hash
 from hdlrl.ttt.protocol import Sample, UpdateStats
@@ -44,6 +46,8 @@ from hdlrl.ttt.protocol import Sample, UpdateStats
 STATE_FILE = "rewrite_policy.pt"
 RECIPE_ACTION = "synthesis:"  # the actions that measure the state's RTL under another synthesis recipe
 SEQUENCE_ACTION = RECIPE_ACTION + "sequence"  # the kind of every recipe of `recipe_space`
+NEIGHBOUR_ACTION = RECIPE_ACTION + "neighbour"  # the kind of the recipes one edit from the state's
+SEQUENCE_KINDS = (NEIGHBOUR_ACTION, SEQUENCE_ACTION)  # the kinds whose `choice` indexes `sequence_recipes()`
 EVERYWHERE = -1  # the placement "every site of the action at once"
 # Token kinds whose counts describe a design to the policy: arithmetic, selection, state.
 _COUNTED = ("+", "-", "*", "<<", ">>", "?", "==", "<", ">", "&", "|", "^", "case", "if", "for", "posedge",
@@ -54,7 +58,8 @@ _PPA_FIELDS = ("area_um2", "delay_ns", "power_mw")
 @dataclass(frozen=True)
 class Placement:
     """One concrete action: a rule option at one site or at all of them, a named recipe, or a
-    recipe sequence (`choice` is then its index in `recipe_space.sequence_recipes()`)."""
+    recipe sequence (`choice` is then its index in `recipe_space.sequence_recipes()`), any or
+    one edit from the state's."""
 
     action: str
     choice: int  # the site's index among the action's sites, EVERYWHERE, or the sequence's index
@@ -88,19 +93,31 @@ def design_features(sources: dict[str, str], site_counts: list[int], ppa: dict |
 
 class Menu(Sequence):
     """A state's concrete actions, in the order of its `ActionTable`: the rewrite placements and
-    named recipes, then the recipe sequences (made on demand: there are tens of thousands)."""
+    named recipes, the recipe sequences one edit from the state's, then every recipe sequence
+    (made on demand: there are tens of thousands)."""
 
-    def __init__(self, explicit: list[Placement], sequences: Sequence[int]):
-        self.explicit, self.sequences = explicit, sequences
+    def __init__(self, explicit: list[Placement], neighbours: Sequence[int], sequences: Sequence[int]):
+        self.explicit, self.neighbours, self.sequences = explicit, neighbours, sequences
 
     def __len__(self) -> int:
-        return len(self.explicit) + len(self.sequences)
+        return len(self.explicit) + len(self.neighbours) + len(self.sequences)
 
     def __getitem__(self, index: int) -> Placement:
         if index < len(self.explicit):
             return self.explicit[index]
-        choice = self.sequences[index - len(self.explicit)]
-        return Placement(SEQUENCE_ACTION, choice, f"synthesis recipe {sequence_recipes()[choice]}")
+        index -= len(self.explicit)
+        action, part = (NEIGHBOUR_ACTION, self.neighbours) if index < len(self.neighbours) else \
+            (SEQUENCE_ACTION, self.sequences)
+        choice = part[index if part is self.neighbours else index - len(self.neighbours)]
+        return Placement(action, choice, f"synthesis recipe {sequence_recipes()[choice]}")
+
+    def index(self, action: str, choice: int) -> int | None:
+        """The position of the recipe sequence `choice` of kind `action`, None when not offered."""
+        if action == NEIGHBOUR_ACTION:
+            return len(self.explicit) + self.neighbours.index(choice) if choice in self.neighbours else None
+        if choice in self.sequences:
+            return len(self.explicit) + len(self.neighbours) + self.sequences.index(choice)
+        return None
 
 
 @cache
@@ -120,9 +137,9 @@ class RewritePolicy:
         self.action_features, self.state_features = action_features, state_features
         # an action: a rule's option, a named recipe, or the recipe sequences (what `Placement.action` holds)
         self.actions = [variant_name(name, option) for name, rule in RULES.items() for option in rule.options]
-        self.actions += [RECIPE_ACTION + recipe for recipe in RECIPES] + [SEQUENCE_ACTION]
+        self.actions += [RECIPE_ACTION + recipe for recipe in RECIPES] + list(SEQUENCE_KINDS)
         # a kind, what pi(k | x) picks: a rule (its options are parameters), the named recipes, the sequences
-        self.kinds = [*RULES, RECIPE_ACTION.rstrip(":"), SEQUENCE_ACTION]
+        self.kinds = [*RULES, RECIPE_ACTION.rstrip(":"), *SEQUENCE_KINDS]
         self.softmax = FactoredSoftmax(self.kinds, len(_COUNTED) + len(self.actions) + len(_PPA_FIELDS) + 1,
                                        1 + len(self.actions) + len(FEATURE_NAMES), learning_rate)
         self._analysed: dict[str, tuple[list[float], dict[str, list[RewriteSite | None]]]] = {}
@@ -130,7 +147,7 @@ class RewritePolicy:
 
     def kind_of(self, action: str) -> str:
         """`prefix_adder:kogge_stone` -> `prefix_adder`; `synthesis:abc_fast` -> `synthesis`."""
-        return action if action == SEQUENCE_ACTION else action.split(":")[0]
+        return action if action in SEQUENCE_KINDS else action.split(":")[0]
 
     def _parameters(self, action: str, everywhere: bool) -> list[float]:
         """psi of an explicit action: whether it applies everywhere, and which option it is."""
@@ -138,14 +155,21 @@ class RewritePolicy:
         row[0], row[1 + self.actions.index(action)] = float(everywhere), 1.0
         return row
 
-    def _sequence_parameters(self) -> torch.Tensor:
-        """psi of every recipe sequence: the sequence indicator, then the recipe's features (built once)."""
+    def _sequence_parameters(self, kind: str, choices: Sequence[int]) -> torch.Tensor:
+        """psi of the recipe sequences `choices` of `kind`: the kind's indicator, then the recipe's
+        features (the block of every sequence is built once)."""
         if self._sequence_block is None:
             features = sequence_features()
             indicator = torch.zeros(len(features), 1 + len(self.actions))
             indicator[:, 1 + self.actions.index(SEQUENCE_ACTION)] = 1.0
             self._sequence_block = torch.cat([indicator, features], dim=1).double()
-        return self._sequence_block
+        if kind == SEQUENCE_ACTION:
+            return self._sequence_block if choices == range(len(self._sequence_block)) else \
+                self._sequence_block[list(choices)]
+        block = self._sequence_block[list(choices)]  # a copy, its indicator moved to `kind`
+        block[:, 1 + self.actions.index(SEQUENCE_ACTION)] = 0.0
+        block[:, 1 + self.actions.index(kind)] = 1.0
+        return block
 
     def _sites(self, state: DesignState) -> dict[str, list[RewriteSite | None]]:
         """Each rule option's sites in the state's RTL; a named recipe other than the state's has one (None)."""
@@ -163,8 +187,8 @@ class RewritePolicy:
         key = source_hash(state.sources, state.recipe)
         if key not in self._analysed:
             sites = self._sites(state)
-            counts = [len(sites[action]) if action != SEQUENCE_ACTION else len(sequence_recipes())
-                      for action in self.actions]
+            counts = [len(sites[action]) if action not in SEQUENCE_KINDS else len(sequence_recipes())
+                      if action == SEQUENCE_ACTION else len(neighbours(state.recipe)) for action in self.actions]
             self._analysed[key] = design_features(state.sources, counts, state.ppa, state.reference_ppa), sites
         return self._analysed[key]
 
@@ -178,7 +202,8 @@ class RewritePolicy:
                 explicit.append(Placement(action, choice, _in_words(action, site)))
             if len(sites.get(action, [])) > 1:
                 explicit.append(Placement(action, EVERYWHERE, f"{action} at all {len(sites[action])} sites at once"))
-        return Menu(explicit, range(len(sequence_recipes())) if every_sequence else _short_sequences())
+        return Menu(explicit, neighbours(state.recipe),
+                    range(len(sequence_recipes())) if every_sequence else _short_sequences())
 
     def table(self, state: DesignState, menu: Menu) -> ActionTable:
         """The softmax's view of the menu: the state's features, each action's kind and parameters."""
@@ -186,12 +211,10 @@ class RewritePolicy:
         position = {kind: index for index, kind in enumerate(self.kinds)}
         explicit = torch.tensor([self._parameters(entry.action, entry.choice == EVERYWHERE) for entry in menu.explicit],
                                 dtype=torch.float64).reshape(len(menu.explicit), -1)
-        sequences = self._sequence_parameters()
-        if menu.sequences != range(len(sequences)):
-            sequences = sequences[list(menu.sequences)]
         kinds = [position[self.kind_of(entry.action)] for entry in menu.explicit]
-        kinds += [position[SEQUENCE_ACTION]] * len(menu.sequences)
-        parameters = torch.cat([explicit, sequences])
+        kinds += [position[NEIGHBOUR_ACTION]] * len(menu.neighbours) + [position[SEQUENCE_ACTION]] * len(menu.sequences)
+        parameters = torch.cat([explicit, self._sequence_parameters(NEIGHBOUR_ACTION, menu.neighbours),
+                                self._sequence_parameters(SEQUENCE_ACTION, menu.sequences)])
         if not self.state_features:
             features = [0.0] * (len(features) - 1) + [1.0]
         return ActionTable(torch.tensor(features, dtype=torch.float64), torch.tensor(kinds),
@@ -229,7 +252,7 @@ class RewritePolicy:
     @staticmethod
     def _candidate(state: DesignState, entry: Placement, sites: list[RewriteSite | None]) -> tuple[dict[str, str], str, str]:
         """The state's sources and recipe after the action, and what was done."""
-        if entry.action == SEQUENCE_ACTION:
+        if entry.action in SEQUENCE_KINDS:
             return state.sources, sequence_recipes()[entry.choice], entry.words
         if entry.action.startswith(RECIPE_ACTION):
             return state.sources, entry.action.removeprefix(RECIPE_ACTION), entry.words
@@ -246,8 +269,8 @@ class RewritePolicy:
     def position(self, menu: Menu, sample: Sample) -> int | None:
         """The index in `menu` of the action a sample took, None when the menu does not hold it."""
         choice = sample.metadata.get("site")
-        if sample.action == SEQUENCE_ACTION:
-            return len(menu.explicit) + menu.sequences.index(choice) if choice in menu.sequences else None
+        if sample.action in SEQUENCE_KINDS:
+            return menu.index(sample.action, choice)
         return next((index for index, entry in enumerate(menu.explicit)
                      if (entry.action, entry.choice) == (sample.action, choice)), None)
 
