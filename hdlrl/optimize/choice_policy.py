@@ -2,7 +2,8 @@
 
 The embedded rewrite policy (`hdlrl.optimize.rewrite_policy`) knows every concrete action of a
 state: a rule option at one of its sites, at all of them, or another synthesis recipe (of the
-recipe sequences, only a mapper alone: a menu of 27,580 lines is beyond any prompt). Each is
+recipe sequences, a mapper alone and those one edit from the state's recipe: a menu of 27,580
+lines is beyond any prompt). Each is
 described in words, and the model is shown the design, its PPA, the gate's feedback and that
 menu. The policy is the model's own likelihood of answering with each line, renormalised over
 the menu:

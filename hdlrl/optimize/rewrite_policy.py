@@ -91,6 +91,10 @@ def design_features(sources: dict[str, str], site_counts: list[int], ppa: dict |
     return [value / total for value in logarithms] + ratios + [1.0]
 
 
+def _sequence_placement(kind: str, choice: int) -> Placement:
+    return Placement(kind, choice, f"synthesis recipe {sequence_recipes()[choice]}")
+
+
 class Menu(Sequence):
     """A state's concrete actions, in the order of its `ActionTable`: the rewrite placements and
     named recipes, the recipe sequences one edit from the state's, then every recipe sequence
@@ -106,12 +110,11 @@ class Menu(Sequence):
         if index < len(self.explicit):
             return self.explicit[index]
         index -= len(self.explicit)
-        action, part = (NEIGHBOUR_ACTION, self.neighbours) if index < len(self.neighbours) else \
-            (SEQUENCE_ACTION, self.sequences)
-        choice = part[index if part is self.neighbours else index - len(self.neighbours)]
-        return Placement(action, choice, f"synthesis recipe {sequence_recipes()[choice]}")
+        if index < len(self.neighbours):
+            return _sequence_placement(NEIGHBOUR_ACTION, self.neighbours[index])
+        return _sequence_placement(SEQUENCE_ACTION, self.sequences[index - len(self.neighbours)])
 
-    def index(self, action: str, choice: int) -> int | None:
+    def position_of(self, action: str, choice: int) -> int | None:
         """The position of the recipe sequence `choice` of kind `action`, None when not offered."""
         if action == NEIGHBOUR_ACTION:
             return len(self.explicit) + self.neighbours.index(choice) if choice in self.neighbours else None
@@ -270,7 +273,7 @@ class RewritePolicy:
         """The index in `menu` of the action a sample took, None when the menu does not hold it."""
         choice = sample.metadata.get("site")
         if sample.action in SEQUENCE_KINDS:
-            return menu.index(sample.action, choice)
+            return menu.position_of(sample.action, choice)
         return next((index for index, entry in enumerate(menu.explicit)
                      if (entry.action, entry.choice) == (sample.action, choice)), None)
 
