@@ -16,6 +16,7 @@ from hdlrl.ttt.pool import source_hash
 from hdlrl.eda.synth.recipes import recipe_fields
 from hdlrl.eda.synth.yosys import ABC_MAPPERS
 from hdlrl.optimize.recipe_space import neighbours, sequence_recipes
+from hdlrl.optimize.report import normalised_levenshtein
 from hdlrl.optimize.rewrite_policy import EMBEDDED_POLICIES, NEIGHBOUR_ACTION, SEQUENCE_ACTION
 from hdlrl.ttt.protocol import Sample
 from hdlrl.policy import make_policy
@@ -148,13 +149,8 @@ def _edits(recipe: str, other: str) -> int:
     """How many parts differ: the pass, the mapper, and the ABC commands by edit distance."""
     first, second = recipe_fields(recipe), recipe_fields(other)
     commands, others = first.get("abc_commands", ()), second.get("abc_commands", ())
-    distance = list(range(len(others) + 1))  # Levenshtein's, one row at a time
-    for position, command in enumerate(commands, 1):
-        previous, distance[0] = distance[0], position
-        for column, word in enumerate(others, 1):
-            previous, distance[column] = distance[column], min(distance[column] + 1, distance[column - 1] + 1,
-                                                                 previous + (command != word))
-    return distance[-1] + sum(first.get(field) != second.get(field) for field in ("coarse_passes", "abc_mapper"))
+    command_edits = round(normalised_levenshtein(commands, others) * max(len(commands), len(others)))
+    return command_edits + sum(first.get(field) != second.get(field) for field in ("coarse_passes", "abc_mapper"))
 
 
 def test_a_state_under_a_recipe_sequence_offers_every_recipe_one_edit_away() -> None:

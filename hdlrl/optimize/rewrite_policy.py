@@ -190,8 +190,8 @@ class RewritePolicy:
         key = source_hash(state.sources, state.recipe)
         if key not in self._analysed:
             sites = self._sites(state)
-            counts = [len(sites[action]) if action not in SEQUENCE_KINDS else len(sequence_recipes())
-                      if action == SEQUENCE_ACTION else len(neighbours(state.recipe)) for action in self.actions]
+            sequences = {SEQUENCE_ACTION: len(sequence_recipes()), NEIGHBOUR_ACTION: len(neighbours(state.recipe))}
+            counts = [sequences.get(action, len(sites[action])) for action in self.actions]
             self._analysed[key] = design_features(state.sources, counts, state.ppa, state.reference_ppa), sites
         return self._analysed[key]
 
