@@ -31,7 +31,7 @@ from hdlrl.optimize.prompt import DesignState
 from hdlrl.optimize.reward import NO_MODULE_CREDIT, accepted_reward, rejected_reward
 from hdlrl.pdk import Pdk
 from hdlrl.serialize import to_jsonable
-from hdlrl.ttt.loop import Group, Judged, LoopSettings, SearchLoop
+from hdlrl.ttt.loop import Group, Judged, LoopSettings, SearchLoop, item_seed
 from hdlrl.ttt.pool import Pool, PoolState, source_hash
 from hdlrl.ttt.protocol import Policy, Sample
 from hdlrl.verify.gate import Verdict
@@ -82,7 +82,7 @@ class OptimizeRun:
         settings = LoopSettings(flow.budget, flow.groups, flow.group_size, flow.exploration, flow.pool_size,
                                 flow.advantage, flow.kl_control, update=mode == "ttt",
                                 initial_only=mode == "best-of-n")
-        self.loop = SearchLoop(self, policy, settings, seed, run_dir, progress)
+        self.loop = SearchLoop(self, policy, settings, item_seed(seed, design.name), run_dir, progress)
 
     # ------------------------------------------------------------------ the job
 
