@@ -150,7 +150,10 @@ def test_a_bad_input_fails_fast_on_one_line_naming_its_file(tmp_path: Path, case
     argv = [part.format(**folders) for part in case["run"]]
     home = case_dir / "home"
     home.mkdir()
-    environment = {**os.environ, "HOME": str(home), "HDLRL_CACHE_DIR": str(case_dir / "cache"),
+    # torch sets TORCHINDUCTOR_CACHE_DIR in this process's environment the first time an earlier test
+    # needs it (a folder in /tmp): inherited, it would send the case's torch there, outside the case
+    inherited = {name: value for name, value in os.environ.items() if name != "TORCHINDUCTOR_CACHE_DIR"}
+    environment = {**inherited, "HOME": str(home), "HDLRL_CACHE_DIR": str(case_dir / "cache"),
                    "TMPDIR": str(case_dir), "PYTHONWARNINGS": "ignore::ResourceWarning"}
     command = [sys.executable, "-m", "hdlrl.cli", *argv]
     stand_ins = {folder: tmp_path / f"stand-in-{number}" for number, folder in enumerate(_watched_folders())}
