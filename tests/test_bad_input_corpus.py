@@ -156,13 +156,12 @@ def test_a_bad_input_fails_fast_on_one_line_naming_its_file(tmp_path: Path, case
     environment = {**inherited, "HOME": str(home), "HDLRL_CACHE_DIR": str(case_dir / "cache"),
                    "TMPDIR": str(case_dir), "PYTHONWARNINGS": "ignore::ResourceWarning"}
     command = [sys.executable, "-m", "hdlrl.cli", *argv]
-    stand_ins = {folder: tmp_path / f"stand-in-{number}" for number, folder in enumerate(_watched_folders())}
-    if find_tool("bwrap").usable:
-        for stand_in in stand_ins.values():
-            stand_in.mkdir()
+    stand_ins = ({folder: tmp_path / f"stand-in-{number}" for number, folder in enumerate(_watched_folders())}
+                 if find_tool("bwrap").usable else {})  # without bubblewrap, nothing stands in
+    for stand_in in stand_ins.values():
+        stand_in.mkdir()
+    if stand_ins:
         command = _with_stand_ins(command, case_dir, stand_ins)
-    else:
-        stand_ins = {}
     before = _project_snapshot()
     started, cpu_before = time.monotonic(), _children_cpu_s()
     finished = subprocess.run(command, cwd=case_dir, env=environment,
@@ -178,7 +177,6 @@ def test_a_bad_input_fails_fast_on_one_line_naming_its_file(tmp_path: Path, case
     assert cpu_s < TIME_LIMIT_S, f"{cpu_s:.1f} s of CPU ({wall_s:.1f} s wall)"
     assert len(naming) == 1, f"no single line names {case['names']!r}:\n{output}"
     assert outside == [], outside
-
 
 
 @pytest.mark.skipif(not find_tool("bwrap").usable, reason="bubblewrap (bwrap) is not installed")
