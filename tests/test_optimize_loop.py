@@ -13,12 +13,19 @@ import time
 from pathlib import Path
 
 import pytest
+import torch
 
 from conftest import DESIGNS_DIR
 from hdlrl.cli import main
+from hdlrl.design import load_design
 from hdlrl.errors import HdlrlError
+from hdlrl.evaluate.executors import make_executor
+from hdlrl.optimize.loop import OptimizeRun
 from hdlrl.optimize.optimize_flow import load_optimize_flow
 from hdlrl.optimize.reward import accepted_reward, rejected_reward
+from hdlrl.optimize.rewrite_policy import RewritePolicy
+from hdlrl.pdk import get_pdk
+from hdlrl.ttt.loop import Group
 
 FLOWS = Path(__file__).resolve().parents[1] / "flows"
 DESIGN = DESIGNS_DIR / "alu8"  # four prefix-adder sites, each proven in seconds
@@ -186,3 +193,65 @@ def test_resume_refuses_a_run_with_other_settings(small_flow: Path, tmp_path: Pa
     error = capsys.readouterr().err.strip()
     assert error == (f"hdlrl: error: {out / 'checkpoint.json'}: --resume: this run directory holds a run with "
                      "another seed; give another --out or the same options")
+
+
+SLOW_TOGGLE = """module slow_toggle (input wire clk, input wire rst, output reg toggle);
+    reg [6:0] count;  // counts 0..49: seven bits where six would do
+    always @(posedge clk or posedge rst)
+        if (rst) begin
+            count <= 7'd0;
+            toggle <= 1'b0;
+        end else if (count == 7'd49) begin
+            count <= 7'd0;
+            toggle <= ~toggle;
+        end else
+            count <= count + 7'd1;
+endmodule
+"""
+SLOW_TOGGLE_BENCH = """`timescale 1ns/1ps
+module tb_slow_toggle;
+    reg clk = 1'b0, rst = 1'b1;
+    wire toggle;
+    integer cycle, errors = 0;
+    slow_toggle dut (.clk(clk), .rst(rst), .toggle(toggle));
+    always #5 clk = ~clk;
+    initial begin
+        #12 rst = 1'b0;
+        for (cycle = 1; cycle <= 400; cycle = cycle + 1) begin
+            @(posedge clk); #1;
+            if (toggle !== ((cycle / 50) % 2 == 1)) errors = errors + 1;
+        end
+        if (errors == 0) $display("TEST PASSED"); else $display("TEST FAILED: %0d errors", errors);
+        $finish;
+    end
+endmodule
+"""
+
+
+def test_a_design_the_gate_cannot_prove_is_not_searched_from(small_flow: Path, tmp_path: Path) -> None:
+    """Narrowing a counter that counts 0..49 in seven bits is equivalent only from reset: induction
+    over 20 cycles cannot close, since an unreachable count of 50..127 takes longer than that to
+    wrap. The gate accepts it as bounded; the run cannot report it, nor anything built on it, so
+    the pool must never expand it, unless --accept-unproven lets the run report it."""
+    design_dir = tmp_path / "slow_toggle"
+    (design_dir / "rtl").mkdir(parents=True)
+    (design_dir / "tb").mkdir()
+    (design_dir / "rtl" / "slow_toggle.v").write_text(SLOW_TOGGLE)
+    (design_dir / "tb" / "tb_slow_toggle.v").write_text(SLOW_TOGGLE_BENCH)
+    (design_dir / "design.yaml").write_text(
+        "name: slow_toggle\ntop: slow_toggle\nrtl: [rtl/slow_toggle.v]\n"
+        "testbench: {kind: verilog, sources: [tb/tb_slow_toggle.v], top: tb_slow_toggle,"
+        " pass_pattern: TEST PASSED, fail_pattern: TEST FAILED}\n"
+        "clocks: [{name: clk, period_ns: 10.0}]\nreset: {name: rst, polarity: high, kind: async}\n")
+    design, policy = load_design(design_dir), RewritePolicy()
+    for accept_unproven in (False, True):
+        run = OptimizeRun(design, policy, get_pdk("generic"), load_optimize_flow(small_flow),
+                          tmp_path / f"run-{accept_unproven}", make_executor("local", 1, None), None,
+                          progress=False, accept_unproven=accept_unproven)
+        [initial] = run.start()
+        shown = run.view(initial, [])
+        [narrowed] = [entry for entry in policy.menu(shown) if entry.action == "counter_width"]
+        [sample] = policy.draw(shown, [narrowed], torch.zeros(1), 1, rng_seed=0)
+        [[judged]] = run.judge(0, [Group(initial, shown, [sample])])
+        assert judged.row["accepted"] and judged.row["level"].startswith("bounded"), judged.row["reason"]
+        assert judged.child.exhausted is not accept_unproven

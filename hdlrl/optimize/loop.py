@@ -70,8 +70,9 @@ class OptimizeRun:
                  executor: Executor, cache_path: Path | None, seed: int = 0, mode: str = "ttt",
                  sandbox: bool | None = None, progress: bool = True, accept_unproven: bool = False):
         self.design, self.policy, self.pdk, self.flow = design, policy, pdk, flow
-        # Unproven states (bounded, simulated) are searched from, but reported as the run's best
-        # only when the user opts in: a policy finds any way past a bounded check.
+        # Unproven states (bounded, simulated) are reported as the run's best only when the user
+        # opts in: a policy finds any way past a bounded check. Without it they are not searched
+        # from either, since a recipe or a further rewrite keeps the step the gate could not prove.
         self.accept_unproven = accept_unproven
         self.run_dir, self.executor, self.cache_path = run_dir, executor, cache_path
         self.seed, self.mode, self.sandbox = seed, mode, sandbox
@@ -170,8 +171,9 @@ class OptimizeRun:
         row = {"kind": "candidate", "action": sample.action, "recipe": recipe, **asdict(judgement),
                **self._calls(sample, verdict)}
         if judgement.accepted:
+            unreportable = judgement.level != "proven" and not self.accept_unproven
             child = PoolState("", dict(sample.sources), judgement.reward, level=judgement.level, ppa=judgement.ppa,
-                              recipe=recipe, metadata={"action": sample.action})
+                              recipe=recipe, exhausted=unreportable, metadata={"action": sample.action})
             return Judged(judgement.reward, row, child)
         feedback = parent.metadata.setdefault("feedback", [])
         feedback.append(f"{sample.action or 'candidate'}: {judgement.stage}: {judgement.reason}")

@@ -65,7 +65,8 @@ class PoolState:
     step: int = 0  # the loop step that produced it
     initial: bool = False
     recipe: str = DEFAULT_RECIPE  # the synthesis recipe its PPA was measured with (hdlrl/eda/synth/recipes.py)
-    exhausted: bool = False  # the policy had fewer new candidates for it than asked: never picked again
+    exhausted: bool = False  # never picked again: the policy had fewer new candidates for it than asked,
+    # or the job has nothing to gain from it (an unproven design in `hdlrl optimize`)
     source_hash: str = ""  # the state's key: filled in by Pool.add unless the job keys its states itself
     visits: int = 0  # n(i): expansions of this state, failed ones included
     best_child_reward: float | None = None
