@@ -92,3 +92,18 @@ def proven_equal(gold: str, gold_top: str, gate: str, gate_top: str, folder: Pat
     disproved = "proof did fail" in run.stderr
     assert run.returncode == 0 or disproved, run.stderr  # anything else is a module Yosys cannot read
     return not disproved
+
+
+def write_design(root: Path, rtl: str, testbench: str, settings: str) -> Path:
+    """A design folder named after its top module: rtl/TOP.v, a Verilog testbench tb/tb_TOP.v that
+    prints TEST PASSED or TEST FAILED, and design.yaml with `settings` (description, clocks, reset)."""
+    top = root.name
+    (root / "rtl").mkdir(parents=True)
+    (root / "tb").mkdir()
+    (root / "rtl" / f"{top}.v").write_text(rtl)
+    (root / "tb" / f"tb_{top}.v").write_text(testbench)
+    (root / "design.yaml").write_text(
+        f"name: {top}\ntop: {top}\nrtl: [rtl/{top}.v]\n"
+        f"testbench: {{kind: verilog, sources: [tb/tb_{top}.v], top: tb_{top}, pass_pattern: TEST PASSED,"
+        f" fail_pattern: TEST FAILED}}\n{settings}")
+    return root

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import write_design
 from hdlrl.cli import main
 from hdlrl.design import load_design
 from hdlrl.pdk import get_pdk
@@ -244,18 +245,11 @@ endmodule
 def test_an_equivalence_check_that_cannot_decide_rejects(tmp_path: Path) -> None:
     """Two clocks: one SAT step per clock edge cannot model them, so the check is undecided, and
     undecided is rejected (with the reason), never accepted as `simulated`."""
-    root = tmp_path / "two_clocks"
-    (root / "rtl").mkdir(parents=True)
-    (root / "tb").mkdir()
-    (root / "rtl" / "two_clocks.v").write_text(TWO_CLOCKS)
-    (root / "tb" / "tb_two_clocks.v").write_text(TWO_CLOCKS_TESTBENCH)
-    (root / "design.yaml").write_text(
-        "name: two_clocks\ntop: two_clocks\ndescription: two flops on two clocks\nrtl: [rtl/two_clocks.v]\n"
-        "testbench: {kind: verilog, sources: [tb/tb_two_clocks.v], top: tb_two_clocks, pass_pattern: TEST PASSED,"
-        " fail_pattern: TEST FAILED}\n"
+    design = load_design(write_design(
+        tmp_path / "two_clocks", TWO_CLOCKS, TWO_CLOCKS_TESTBENCH,
+        "description: two flops on two clocks\n"
         "clocks: [{name: clk_a, period_ns: 10.0}, {name: clk_b, period_ns: 14.0}]\n"
-        "reset: {name: rst, polarity: high, kind: sync}\n")
-    design = load_design(root)
+        "reset: {name: rst, polarity: high, kind: sync}\n"))
     rewritten = tmp_path / "two_clocks.v"  # equivalent, but neither the same text nor netlist
     rewritten.write_text(TWO_CLOCKS.replace("qb <= qa;", "qb <= qa & 1'b1;"))
     verdict = gate(design, (rewritten,), get_pdk("generic"), FLOW, with_ppa=False)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from conftest import DESIGNS_DIR
+from conftest import DESIGNS_DIR, write_design
 from hdlrl.cli import main
 from hdlrl.design import load_design
 from hdlrl.errors import HdlrlError
@@ -233,17 +233,10 @@ def test_a_design_the_gate_cannot_prove_is_not_searched_from(small_flow: Path, t
     over 20 cycles cannot close, since an unreachable count of 50..127 takes longer than that to
     wrap. The gate accepts it as bounded; the run cannot report it, nor anything built on it, so
     the pool must never expand it, unless --accept-unproven lets the run report it."""
-    design_dir = tmp_path / "slow_toggle"
-    (design_dir / "rtl").mkdir(parents=True)
-    (design_dir / "tb").mkdir()
-    (design_dir / "rtl" / "slow_toggle.v").write_text(SLOW_TOGGLE)
-    (design_dir / "tb" / "tb_slow_toggle.v").write_text(SLOW_TOGGLE_BENCH)
-    (design_dir / "design.yaml").write_text(
-        "name: slow_toggle\ntop: slow_toggle\nrtl: [rtl/slow_toggle.v]\n"
-        "testbench: {kind: verilog, sources: [tb/tb_slow_toggle.v], top: tb_slow_toggle,"
-        " pass_pattern: TEST PASSED, fail_pattern: TEST FAILED}\n"
-        "clocks: [{name: clk, period_ns: 10.0}]\nreset: {name: rst, polarity: high, kind: async}\n")
-    design, policy = load_design(design_dir), RewritePolicy()
+    design = load_design(write_design(tmp_path / "slow_toggle", SLOW_TOGGLE, SLOW_TOGGLE_BENCH,
+                                      "clocks: [{name: clk, period_ns: 10.0}]\n"
+                                      "reset: {name: rst, polarity: high, kind: async}\n"))
+    policy = RewritePolicy()
     for accept_unproven in (False, True):
         run = OptimizeRun(design, policy, get_pdk("generic"), load_optimize_flow(small_flow),
                           tmp_path / f"run-{accept_unproven}", make_executor("local", 1, None), None,
