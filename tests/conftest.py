@@ -94,7 +94,7 @@ def proven_equal(gold: str, gold_top: str, gate: str, gate_top: str, folder: Pat
     return not disproved
 
 
-def write_design(root: Path, rtl: str, testbench: str, settings: str) -> Path:
+def write_small_design(root: Path, rtl: str, testbench: str, settings: str) -> Path:
     """A design folder named after its top module: rtl/TOP.v, a Verilog testbench tb/tb_TOP.v that
     prints TEST PASSED or TEST FAILED, and design.yaml with `settings` (description, clocks, reset)."""
     top = root.name

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import write_design
+from conftest import write_small_design
 from hdlrl.cli import main
 from hdlrl.design import load_design
 from hdlrl.pdk import get_pdk
@@ -245,7 +245,7 @@ endmodule
 def test_an_equivalence_check_that_cannot_decide_rejects(tmp_path: Path) -> None:
     """Two clocks: one SAT step per clock edge cannot model them, so the check is undecided, and
     undecided is rejected (with the reason), never accepted as `simulated`."""
-    design = load_design(write_design(
+    design = load_design(write_small_design(
         tmp_path / "two_clocks", TWO_CLOCKS, TWO_CLOCKS_TESTBENCH,
         "description: two flops on two clocks\n"
         "clocks: [{name: clk_a, period_ns: 10.0}, {name: clk_b, period_ns: 14.0}]\n"

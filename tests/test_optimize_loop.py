@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from conftest import DESIGNS_DIR, write_design
+from conftest import DESIGNS_DIR, write_small_design
 from hdlrl.cli import main
 from hdlrl.design import load_design
 from hdlrl.errors import HdlrlError
@@ -233,9 +233,9 @@ def test_a_design_the_gate_cannot_prove_is_not_searched_from(small_flow: Path, t
     over 20 cycles cannot close, since an unreachable count of 50..127 takes longer than that to
     wrap. The gate accepts it as bounded; the run cannot report it, nor anything built on it, so
     the pool must never expand it, unless --accept-unproven lets the run report it."""
-    design = load_design(write_design(tmp_path / "slow_toggle", SLOW_TOGGLE, SLOW_TOGGLE_BENCH,
-                                      "clocks: [{name: clk, period_ns: 10.0}]\n"
-                                      "reset: {name: rst, polarity: high, kind: async}\n"))
+    design = load_design(write_small_design(tmp_path / "slow_toggle", SLOW_TOGGLE, SLOW_TOGGLE_BENCH,
+                                            "clocks: [{name: clk, period_ns: 10.0}]\n"
+                                            "reset: {name: rst, polarity: high, kind: async}\n"))
     policy = RewritePolicy()
     for accept_unproven in (False, True):
         run = OptimizeRun(design, policy, get_pdk("generic"), load_optimize_flow(small_flow),
